@@ -1,0 +1,117 @@
+// Custom ops: how an embedding application adds its own ops and kernels.
+#ifndef EAGERVM_CUSTOM_OP_H_
+#define EAGERVM_CUSTOM_OP_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "eagervm/export.h"
+#include "eagervm/scalar.h"
+#include "eagervm/tensor.h"
+
+namespace eagervm {
+
+using AttrValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, DType>;
+using Attrs = absl::flat_hash_map<std::string, AttrValue>;
+
+struct OpOptions {
+  std::vector<int> mutated_inputs;  // inputs the kernel writes in place
+};
+
+namespace internal {
+struct KernelArgs;
+}
+
+// The view a kernel has of its instruction. Valid only during the kernel call,
+// on the VM thread that runs it; never store it.
+class EAGERVM_EXPORT KernelContext {
+ public:
+  explicit KernelContext(internal::KernelArgs* args) : args_(args) {}
+
+  int num_inputs() const;
+  int num_outputs() const;
+  const TensorMeta& input_meta(int i) const;
+  const TensorMeta& output_meta(int i) const;
+  // Contiguous data; nullptr if T does not match the dtype or i is out of range.
+  template <typename T>
+  const T* input(int i) const {
+    return Typed<const T>(raw_input(i), i < num_inputs() ? &input_meta(i) : nullptr);
+  }
+  // Allocated by the runtime before the call.
+  template <typename T>
+  T* output(int i) {
+    return Typed<T>(raw_output(i), i < num_outputs() ? &output_meta(i) : nullptr);
+  }
+  // Only for inputs declared in OpOptions::mutated_inputs (else nullptr).
+  template <typename T>
+  T* mutable_input(int i) {
+    return Typed<T>(raw_mutable_input(i), i < num_inputs() ? &input_meta(i) : nullptr);
+  }
+  const void* raw_input(int i) const;
+  void* raw_output(int i);
+  void* raw_mutable_input(int i);
+
+  // Scratch memory from the stream's allocator, freed after the kernel returns.
+  absl::StatusOr<void*> AllocateTemp(size_t bytes);
+  const Attrs& attrs() const;
+  void* cuda_stream() const;  // cudaStream_t on CUDA, nullptr on CPU
+  // Scalar arguments of built-in ops (e.g. MulScalarInplace's factor).
+  const Scalar& scalar(int i) const;
+
+  internal::KernelArgs* args() const { return args_; }
+
+ private:
+  template <typename T>
+  static T* Typed(const void* p, const TensorMeta* meta) {
+    if (meta == nullptr || meta->dtype != DTypeOf<std::remove_const_t<T>>()) return nullptr;
+    return static_cast<T*>(const_cast<void*>(p));
+  }
+  internal::KernelArgs* args_;
+};
+
+using InferFn = std::function<absl::StatusOr<std::vector<TensorMeta>>(
+    const std::vector<TensorMeta>&, const Attrs&)>;
+using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; never copied per op
+
+// Registers an op. Error (AlreadyExists) if the name is taken. Thread-safe.
+[[nodiscard]] EAGERVM_EXPORT absl::Status RegisterOp(std::string name, InferFn infer,
+                                                     OpOptions options = {});
+// Registers the kernel of `op` for a device type (it serves every dtype; check
+// them in the kernel). Error if the op is unknown or already has one. Thread-safe.
+[[nodiscard]] EAGERVM_EXPORT absl::Status RegisterKernel(std::string op, DeviceType device,
+                                                         KernelFn kernel);
+
+namespace internal {
+struct OpDef;
+}
+
+// A resolved op, for the low-level builder. Cheap to copy; valid forever.
+class EAGERVM_EXPORT OpHandle {
+ public:
+  static absl::StatusOr<OpHandle> Find(std::string_view name);
+  std::string_view name() const;
+  const internal::OpDef* def() const { return def_; }
+  explicit OpHandle(const internal::OpDef* def) : def_(def) {}
+
+ private:
+  const internal::OpDef* def_;
+};
+
+namespace ops {
+// Runs a registered op on the current stream of its inputs' device: infers the
+// outputs on this thread (errors are returned here, nothing queued), then queues.
+EAGERVM_EXPORT absl::StatusOr<std::vector<Tensor>> Call(std::string_view op,
+                                                        const std::vector<Tensor>& inputs,
+                                                        Attrs attrs = {});
+}  // namespace ops
+
+}  // namespace eagervm
+
+#endif  // EAGERVM_CUSTOM_OP_H_

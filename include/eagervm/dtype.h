@@ -1,0 +1,53 @@
+// Element types.
+#ifndef EAGERVM_DTYPE_H_
+#define EAGERVM_DTYPE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string_view>
+#include <type_traits>
+
+#include "eagervm/export.h"
+
+namespace eagervm {
+
+enum class DType { kBool = 0, kInt32 = 1, kInt64 = 2, kFloat32 = 3, kFloat64 = 4 };
+inline constexpr int kNumDTypes = 5;
+
+template <typename T>
+constexpr DType DTypeOf() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return DType::kBool;
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    return DType::kInt32;
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    return DType::kInt64;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return DType::kFloat32;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return DType::kFloat64;
+  } else {
+    static_assert(sizeof(T) == 0, "eagervm: unsupported element type");
+  }
+}
+
+constexpr size_t SizeOf(DType d) {
+  switch (d) {
+    case DType::kBool: return 1;
+    case DType::kInt32: return 4;
+    case DType::kInt64: return 8;
+    case DType::kFloat32: return 4;
+    case DType::kFloat64: return 8;
+  }
+  return 0;
+}
+
+constexpr bool IsFloating(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
+
+EAGERVM_EXPORT std::string_view ToString(DType d);  // "float32", ...
+EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, DType d);
+
+}  // namespace eagervm
+
+#endif  // EAGERVM_DTYPE_H_

@@ -1,0 +1,72 @@
+// Shape: dimensions stored inline (no heap), up to kMaxDims.
+#ifndef EAGERVM_SHAPE_H_
+#define EAGERVM_SHAPE_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <string>
+
+#include "absl/types/span.h"
+#include "eagervm/export.h"
+
+namespace eagervm {
+
+class EAGERVM_EXPORT Shape {
+ public:
+  static constexpr int kMaxDims = 8;
+
+  Shape() = default;  // a scalar: rank 0, one element
+  // Dims beyond kMaxDims are a programming error caught by the ops that take
+  // shapes (they validate with IsValid()); the constructor keeps the first kMaxDims.
+  Shape(std::initializer_list<int64_t> dims) : Shape(absl::MakeConstSpan(dims.begin(), dims.size())) {}
+  explicit Shape(absl::Span<const int64_t> dims) {
+    rank_ = static_cast<int8_t>(dims.size() > kMaxDims ? kMaxDims : dims.size());
+    overflow_ = dims.size() > kMaxDims;
+    for (int i = 0; i < rank_; ++i) dims_[i] = dims[i];
+  }
+
+  int size() const { return rank_; }
+  int64_t operator[](int i) const { return dims_[i]; }
+  int64_t& operator[](int i) { return dims_[i]; }
+  const int64_t* begin() const { return dims_; }
+  const int64_t* end() const { return dims_ + rank_; }
+  absl::Span<const int64_t> dims() const { return {dims_, static_cast<size_t>(rank_)}; }
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank_; ++i) n *= dims_[i];
+    return n;
+  }
+  // False if a dimension is negative or more than kMaxDims were given.
+  bool IsValid() const {
+    if (overflow_) return false;
+    for (int i = 0; i < rank_; ++i)
+      if (dims_[i] < 0) return false;
+    return true;
+  }
+  void push_back(int64_t d) {
+    if (rank_ < kMaxDims) dims_[rank_++] = d; else overflow_ = true;
+  }
+
+  std::string ToString() const;  // "[2,3]"; a scalar prints as "[]"
+
+  friend bool operator==(const Shape& a, const Shape& b) {
+    if (a.rank_ != b.rank_) return false;
+    for (int i = 0; i < a.rank_; ++i)
+      if (a.dims_[i] != b.dims_[i]) return false;
+    return true;
+  }
+  friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
+
+ private:
+  int64_t dims_[kMaxDims] = {};
+  int8_t rank_ = 0;
+  bool overflow_ = false;
+};
+
+EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const Shape& s);
+
+}  // namespace eagervm
+
+#endif  // EAGERVM_SHAPE_H_

@@ -1,0 +1,102 @@
+// The process-wide virtual machine: options, statistics, lifetime.
+#ifndef EAGERVM_VIRTUAL_MACHINE_H_
+#define EAGERVM_VIRTUAL_MACHINE_H_
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "eagervm/device.h"
+#include "eagervm/export.h"
+
+namespace eagervm {
+
+struct VmOptions {
+  // Compute streams (and worker threads) per CPU; Stream(cpu, i) needs i < cpu_streams.
+  int cpu_streams = 2;
+  // Run CPU kernels on the scheduler thread instead of stream workers (saves a
+  // thread handoff per op; loses stream parallelism).
+  bool compute_on_scheduler_thread = false;
+  // Deterministic mode for tests and debugging: no VM threads at all; every
+  // submission is scheduled and computed on the submitting thread before it returns.
+  bool synchronous = false;
+  // Back-pressure: a submitting thread blocks while more than this many
+  // instructions are in flight, until the VM drains to half of it.
+  int64_t max_in_flight = 1 << 16;
+  // How long VM threads spin for more work after finishing some, before they
+  // park (a park/wake costs ~20-40 us). 0 parks at once.
+  int64_t spin_us = 100;
+  // Per-device limit of bytes the CPU allocator may hold; 0 = unlimited.
+  int64_t cpu_memory_limit = 0;
+
+  // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
+  static VmOptions FromEnv();
+};
+
+struct MemoryStats {
+  Device device;
+  int64_t bytes_in_use = 0;
+  int64_t peak_bytes_in_use = 0;
+  int64_t bytes_reserved = 0;  // held from the system (in use + cached)
+  int64_t system_allocs = 0;
+  int64_t cache_hits = 0;
+  int64_t cache_misses = 0;
+  int64_t oom_recoveries = 0;
+};
+
+// A snapshot of the VM's counters (each read relaxed; not one atomic cut).
+struct VmStats {
+  uint64_t received = 0;    // instructions received
+  uint64_t dispatched = 0;  // handed to a stream
+  uint64_t finished = 0;    // released
+  uint64_t failed = 0;      // instructions whose compute failed (not forwarded errors)
+  uint64_t fused = 0;       // instructions merged into a fused one
+  uint64_t barriers = 0;
+  uint64_t scheduler_wakeups = 0;  // parks of the scheduler that ended in a wake
+  uint64_t worker_wakeups = 0;
+  int64_t in_flight = 0;  // received - finished
+  int64_t peak_in_flight = 0;
+  int64_t pending_depth = 0, ready_depth = 0, running_depth = 0;
+  uint64_t backpressure_waits = 0;
+  std::vector<MemoryStats> memory;
+  std::string ToString() const;
+};
+EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmStats& s);
+EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmOptions& o);
+
+namespace vm {
+class Engine;
+class VmImpl;
+}  // namespace vm
+
+class EAGERVM_EXPORT VirtualMachine {
+ public:
+  // Created on first use with Configure()'s options (or VmOptions::FromEnv()).
+  // The VM drains and joins at process exit. Thread-safe.
+  static VirtualMachine& Get();
+  // Before first use only; FailedPrecondition afterwards, InvalidArgument for bad options.
+  [[nodiscard]] static absl::Status Configure(VmOptions opts);
+
+  const VmOptions& options() const;
+  VmStats GetStats() const;
+  // Blocks: Sync(), then returns cached free memory to the system.
+  [[nodiscard]] absl::Status EmptyCache();
+  // Blocks: drains all queued work and joins the VM threads. Afterwards ops
+  // return FailedPrecondition (no silent restart) and dropping tensors is a no-op.
+  // Calling it again is a no-op that returns OK.
+  [[nodiscard]] absl::Status Shutdown();
+  bool is_shut_down() const;
+
+  vm::VmImpl* impl() const { return impl_.get(); }
+
+ private:
+  explicit VirtualMachine(VmOptions opts);
+  std::unique_ptr<vm::VmImpl> impl_;
+};
+
+}  // namespace eagervm
+
+#endif  // EAGERVM_VIRTUAL_MACHINE_H_

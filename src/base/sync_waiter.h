@@ -1,0 +1,57 @@
+// SyncWaiter: a one-shot handoff from a VM thread to a user thread blocked on a
+// result (Sync, Item, ToVector). The waiter spins briefly (the common case of a
+// short queue answers in well under a microsecond), then parks.
+//
+// Safe to destroy as soon as Wait() returns: the signalling thread's last
+// access is the final release store that Wait() waits for, so a waiter on the
+// stack never outlives a thread still touching it.
+#ifndef EAGERVM_BASE_SYNC_WAITER_H_
+#define EAGERVM_BASE_SYNC_WAITER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+
+#include "base/spin.h"
+
+namespace eagervm::base {
+
+class SyncWaiter {
+ public:
+  // Called once, by the thread that produced the result.
+  void Signal() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      state_.store(kSignaled, std::memory_order_release);
+      cv_.notify_one();
+    }
+    state_.store(kFinal, std::memory_order_release);
+  }
+  // Everything written before Signal() is visible after Wait() returns.
+  void Wait(int64_t spin_ns) {
+    if (state_.load(std::memory_order_acquire) != kFinal && spin_ns > 0) {
+      const int64_t deadline = NowNanos() + spin_ns;
+      int iter = 0;
+      while (state_.load(std::memory_order_acquire) != kFinal) {
+        CpuRelax();
+        if ((++iter & 63) == 0 && NowNanos() > deadline) break;
+      }
+    }
+    if (state_.load(std::memory_order_acquire) == kWaiting) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return state_.load(std::memory_order_acquire) != kWaiting; });
+    }
+    while (state_.load(std::memory_order_acquire) != kFinal) CpuRelax();
+  }
+
+ private:
+  enum : int { kWaiting = 0, kSignaled = 1, kFinal = 2 };
+  std::atomic<int> state_{kWaiting};
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
+}  // namespace eagervm::base
+
+#endif  // EAGERVM_BASE_SYNC_WAITER_H_

@@ -1,0 +1,56 @@
+// Printing of the public value types (Device, DType, Shape, Scalar, TensorMeta).
+#include <ostream>
+#include <string>
+
+#include "eagervm/device.h"
+#include "eagervm/dtype.h"
+#include "eagervm/scalar.h"
+#include "eagervm/shape.h"
+#include "eagervm/tensor.h"
+
+namespace eagervm {
+
+std::string Device::ToString() const {
+  return type_ == DeviceType::kCPU ? std::string("cpu") : "cuda:" + std::to_string(index_);
+}
+std::ostream& operator<<(std::ostream& os, Device d) { return os << d.ToString(); }
+std::ostream& operator<<(std::ostream& os, DeviceType t) {
+  return os << (t == DeviceType::kCPU ? "cpu" : "cuda");
+}
+
+std::string_view ToString(DType d) {
+  switch (d) {
+    case DType::kBool: return "bool";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kFloat32: return "float32";
+    case DType::kFloat64: return "float64";
+  }
+  return "unknown";
+}
+std::ostream& operator<<(std::ostream& os, DType d) { return os << ToString(d); }
+
+std::string Shape::ToString() const {
+  std::string s = "[";
+  for (int i = 0; i < rank_; ++i) {
+    if (i > 0) s += ",";
+    s += std::to_string(dims_[i]);
+  }
+  return s + "]";
+}
+std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.ToString(); }
+
+std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  switch (s.kind()) {
+    case Scalar::Kind::kInt: return os << s.to<int64_t>();
+    case Scalar::Kind::kDouble: return os << s.to<double>();
+    case Scalar::Kind::kBool: return os << (s.to<bool>() ? "true" : "false");
+  }
+  return os;
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorMeta& m) {
+  return os << "TensorMeta(" << m.shape << ", " << m.dtype << ", " << m.device << ")";
+}
+
+}  // namespace eagervm

@@ -1,0 +1,39 @@
+// Helpers for writing CPU kernels and registering them per dtype.
+#ifndef EAGERVM_KERNELS_CPU_KERNEL_UTIL_H_
+#define EAGERVM_KERNELS_CPU_KERNEL_UTIL_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "eagervm/custom_op.h"
+#include "ops/op_registry.h"
+
+namespace eagervm::kernels {
+
+// Calls F<T>::Run(ctx) for the dtype `d`; F is a class template.
+template <template <typename> class F>
+KernelFn KernelFor(DType d) {
+  switch (d) {
+    case DType::kBool: return [](KernelContext& c) { return F<bool>::Run(c); };
+    case DType::kInt32: return [](KernelContext& c) { return F<int32_t>::Run(c); };
+    case DType::kInt64: return [](KernelContext& c) { return F<int64_t>::Run(c); };
+    case DType::kFloat32: return [](KernelContext& c) { return F<float>::Run(c); };
+    case DType::kFloat64: return [](KernelContext& c) { return F<double>::Run(c); };
+  }
+  return nullptr;
+}
+
+// Registers F<T> as the CPU kernel of `op` for each dtype in `dtypes`.
+template <template <typename> class F>
+void RegisterCpu(internal::OpRegistry& r, std::string_view op, std::initializer_list<DType> dtypes) {
+  for (DType d : dtypes) (void)r.RegisterTypedKernel(op, DeviceType::kCPU, d, KernelFor<F>(d));
+}
+
+inline constexpr std::initializer_list<DType> kNumericTypes = {DType::kInt32, DType::kInt64,
+                                                               DType::kFloat32, DType::kFloat64};
+inline constexpr std::initializer_list<DType> kAllTypes = {
+    DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64};
+
+}  // namespace eagervm::kernels
+
+#endif  // EAGERVM_KERNELS_CPU_KERNEL_UTIL_H_

@@ -1,0 +1,29 @@
+// Allocator: the interface every stream's memory comes through. One allocator
+// per stream, so memory freed in stream order is reusable by the next
+// instruction on that stream without a host wait (DESIGN §5).
+#ifndef EAGERVM_MEMORY_ALLOCATOR_H_
+#define EAGERVM_MEMORY_ALLOCATOR_H_
+
+#include <cstddef>
+
+#include "absl/status/statusor.h"
+#include "eagervm/virtual_machine.h"
+
+namespace eagervm::memory {
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  // Thread-safe. ResourceExhausted naming the bytes asked, in use and the limit
+  // when the request cannot be met. A request of 0 bytes returns a non-null pointer.
+  virtual absl::StatusOr<void*> Allocate(size_t bytes) = 0;
+  // Thread-safe. `bytes` must be the size passed to Allocate.
+  virtual void Deallocate(void* ptr, size_t bytes) = 0;
+  // Returns cached, fully free memory to the system. Thread-safe.
+  virtual void Shrink() {}
+  virtual MemoryStats GetStats() const = 0;
+};
+
+}  // namespace eagervm::memory
+
+#endif  // EAGERVM_MEMORY_ALLOCATOR_H_

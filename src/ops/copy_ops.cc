@@ -1,0 +1,24 @@
+// Tensor::To: copies between devices (and a plain copy on one device).
+#include "base/str_cat.h"
+#include "eagervm/tensor.h"
+#include "ops/builtin.h"
+#include "ops/op_call_builder.h"
+#include "vm/tensor_impl.h"
+
+namespace eagervm {
+
+Tensor Tensor::To(Device device) const {
+  absl::Status s = internal::CheckTensor(*this, "To", "self");
+  if (!s.ok()) return Error(s);
+  if (device != this->device()) {
+    return Error(absl::UnimplementedError(base::Cat("To: copies from ", this->device().ToString(),
+                                                       " to ", device.ToString(),
+                                                       " need the CUDA backend")));
+  }
+  Tensor out = internal::NewTensor(meta());
+  s = internal::Run(EAGERVM_BUILTIN_OP("Copy"), dtype(), {this}, {&out});
+  if (!s.ok()) return Error(s);
+  return out;
+}
+
+}  // namespace eagervm

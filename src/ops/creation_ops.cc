@@ -1,0 +1,90 @@
+// Creation: FromVector (via FromHostData), FromBlob, Full, Zeros.
+#include <cstring>
+#include <vector>
+
+#include "base/str_cat.h"
+#include "eagervm/instructions_builder.h"
+#include "eagervm/tensor.h"
+#include "ops/builtin.h"
+#include "ops/op_call_builder.h"
+#include "vm/access_blob_policy.h"
+#include "vm/blob_object.h"
+#include "vm/instruction_pool.h"
+#include "vm/tensor_impl.h"
+
+namespace eagervm {
+namespace {
+
+absl::Status CheckShape(const Shape& shape, const char* op) {
+  if (!shape.IsValid()) {
+    return absl::InvalidArgumentError(base::Cat(op, ": invalid shape ", shape.ToString(),
+                                                   " (dims must be >= 0, at most ",
+                                                   Shape::kMaxDims, " of them)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+namespace internal {
+
+Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype, Device device) {
+  absl::Status s = CheckShape(shape, "FromVector");
+  if (!s.ok()) return Tensor::Error(s);
+  const size_t expected = static_cast<size_t>(shape.numel()) * SizeOf(dtype);
+  if (bytes != expected) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("FromVector: ", bytes / SizeOf(dtype), " values do not fill shape ",
+                     shape.ToString(), " (", shape.numel(), " elements)")));
+  }
+  absl::StatusOr<vm::VmStream*> stream = ResolveStream(Stream::Current(device), "FromVector");
+  if (!stream.ok()) return Tensor::Error(stream.status());
+  Tensor t = NewTensor(TensorMeta{shape, dtype, device});
+  std::vector<char> copy(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
+  const TensorImpl& impl = *t.impl();
+  impl.blob()->NoteWrite(*stream);
+  vm::Instruction* instr = vm::InstructionPool::Acquire();
+  instr->Emplace<vm::AccessBlobPolicy>(
+      impl.shared_blob(), 0, bytes, /*write=*/true,
+      [copy = std::move(copy)](const vm::ErrorPtr& e, void* dst, size_t n) {
+        if (e == nullptr && n > 0) std::memcpy(dst, copy.data(), n);
+      });
+  instr->set_stream(*stream);
+  s = SubmitInstruction(instr);
+  if (!s.ok()) return Tensor::Error(s);
+  return t;
+}
+
+}  // namespace internal
+
+Tensor FromBlob(void* data, Shape shape, DType dtype, std::function<void(void*)> deleter) {
+  absl::Status s = CheckShape(shape, "FromBlob");
+  if (!s.ok()) return Tensor::Error(s);
+  if (data == nullptr && shape.numel() > 0) {
+    return Tensor::Error(absl::InvalidArgumentError("FromBlob: data is null"));
+  }
+  absl::StatusOr<vm::VmStream*> stream =
+      internal::ResolveStream(Stream::Current(Device::Cpu()), "FromBlob");
+  if (!stream.ok()) return Tensor::Error(stream.status());
+  auto impl = std::make_shared<internal::TensorImpl>();
+  impl->meta = TensorMeta{shape, dtype, Device::Cpu()};
+  const size_t bytes = static_cast<size_t>(shape.numel()) * SizeOf(dtype);
+  auto blob = std::make_shared<vm::BlobObject>(data, bytes, Device::Cpu(),
+                                               deleter ? std::move(deleter) : [](void*) {});
+  blob->NoteWrite(*stream);
+  impl->storage = std::make_shared<internal::StorageHandle>(std::move(blob));
+  return Tensor(std::move(impl));
+}
+
+Tensor Full(Shape shape, Scalar value, DType dtype, Device device) {
+  absl::Status s = CheckShape(shape, "Full");
+  if (!s.ok()) return Tensor::Error(s);
+  Tensor out = internal::NewTensor(TensorMeta{shape, dtype, device});
+  s = internal::Run(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, {&out}, {value});
+  if (!s.ok()) return Tensor::Error(s);
+  return out;
+}
+
+Tensor Zeros(Shape shape, DType dtype, Device device) { return Full(shape, 0, dtype, device); }
+
+}  // namespace eagervm

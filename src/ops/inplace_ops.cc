@@ -1,0 +1,55 @@
+// The in-place family: the VM orders each against every earlier read and
+// write of `self` (WAR/WAW).
+#include "base/str_cat.h"
+#include "eagervm/ops.h"
+#include "eagervm/status_macros.h"
+#include "ops/builtin.h"
+#include "ops/op_call_builder.h"
+#include "ops/op_checks.h"
+
+namespace eagervm::ops {
+
+absl::Status AddInplace(const Tensor& self, const Tensor& other) {
+  EAGERVM_RETURN_IF_ERROR(internal::CheckSameMeta(self, other, "AddInplace"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "AddInplace"));
+  return internal::Run(EAGERVM_BUILTIN_OP("AddInplace"), self.dtype(), {&self, &other}, {});
+}
+
+absl::Status MulScalarInplace(const Tensor& self, Scalar s) {
+  EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "MulScalarInplace", "self"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "MulScalarInplace"));
+  return internal::Run(EAGERVM_BUILTIN_OP("MulScalarInplace"), self.dtype(), {&self}, {}, {s});
+}
+
+absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
+  EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(dst, "CopyInto", "dst"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(src, "CopyInto", "src"));
+  if (dst.shape() != src.shape() || dst.dtype() != src.dtype()) {
+    return absl::InvalidArgumentError(base::Cat("CopyInto: dst is ", ToString(dst.dtype()), " ",
+                                                   dst.shape().ToString(), " but src is ",
+                                                   ToString(src.dtype()), " ", src.shape().ToString()));
+  }
+  if (dst.device() != src.device()) {
+    return absl::UnimplementedError(base::Cat("CopyInto: copies between ", src.device().ToString(),
+                                                 " and ", dst.device().ToString(),
+                                                 " need the CUDA backend"));
+  }
+  return internal::Run(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &src}, {});
+}
+
+absl::Status FillInplace(const Tensor& self, Scalar value) {
+  EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "FillInplace", "self"));
+  return internal::Run(EAGERVM_BUILTIN_OP("FillInplace"), self.dtype(), {&self}, {}, {value});
+}
+
+}  // namespace eagervm::ops
+
+namespace eagervm {
+
+Tensor& operator+=(Tensor& a, const Tensor& b) {
+  absl::Status s = ops::AddInplace(a, b);
+  if (!s.ok()) a = Tensor::Error(std::move(s));
+  return a;
+}
+
+}  // namespace eagervm

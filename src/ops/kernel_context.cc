@@ -1,0 +1,41 @@
+#include "base/str_cat.h"
+#include "eagervm/custom_op.h"
+#include "vm/kernel_args.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm {
+
+int KernelContext::num_inputs() const { return static_cast<int>(args_->inputs.size()); }
+int KernelContext::num_outputs() const { return static_cast<int>(args_->outputs.size()); }
+const TensorMeta& KernelContext::input_meta(int i) const { return args_->inputs[i].meta; }
+const TensorMeta& KernelContext::output_meta(int i) const { return args_->outputs[i].meta; }
+
+const void* KernelContext::raw_input(int i) const {
+  return i >= 0 && i < num_inputs() ? args_->inputs[i].data : nullptr;
+}
+void* KernelContext::raw_output(int i) {
+  return i >= 0 && i < num_outputs() ? args_->outputs[i].data : nullptr;
+}
+void* KernelContext::raw_mutable_input(int i) {
+  if (i < 0 || i >= num_inputs() || !((args_->mutated_mask >> i) & 1)) return nullptr;
+  return args_->inputs[i].data;
+}
+
+absl::StatusOr<void*> KernelContext::AllocateTemp(size_t bytes) {
+  absl::StatusOr<void*> p = args_->stream->allocator()->Allocate(bytes);
+  if (p.ok()) args_->temps.emplace_back(*p, bytes);
+  return p;
+}
+
+const Attrs& KernelContext::attrs() const {
+  static const Attrs* empty = new Attrs();
+  return args_->attrs ? *args_->attrs : *empty;
+}
+
+void* KernelContext::cuda_stream() const {
+  return args_->stream != nullptr ? args_->stream->policy()->native_handle() : nullptr;
+}
+
+const Scalar& KernelContext::scalar(int i) const { return args_->scalars[i]; }
+
+}  // namespace eagervm

@@ -1,0 +1,83 @@
+#include "ops/op_registry.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "base/str_cat.h"
+
+namespace eagervm::internal {
+
+OpRegistry& OpRegistry::Get() {
+  static OpRegistry* registry = [] {
+    auto* r = new OpRegistry();  // leaked: kernels may run during static destruction
+    RegisterBuiltinOps(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions options) {
+  if (name.empty()) return absl::InvalidArgumentError("RegisterOp: the op name is empty");
+  auto def = std::make_unique<OpDef>();
+  for (int i : options.mutated_inputs) {
+    if (i < 0 || i >= 64) {
+      return absl::InvalidArgumentError(
+          base::Cat("RegisterOp(", name, "): mutated input index ", i, " is out of range [0, 64)"));
+    }
+    def->mutated_mask |= uint64_t{1} << i;
+  }
+  def->name = name;
+  def->infer = std::move(infer);
+  def->options = std::move(options);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ops_.contains(name)) {
+    return absl::AlreadyExistsError(base::Cat("RegisterOp: op '", name, "' is already registered"));
+  }
+  ops_.emplace(std::move(name), std::move(def));
+  return absl::OkStatus();
+}
+
+absl::Status OpRegistry::RegisterKernel(std::string_view op, DeviceType device, KernelFn kernel) {
+  if (!kernel) return absl::InvalidArgumentError(base::Cat("RegisterKernel(", op, "): empty kernel"));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = ops_.find(absl::string_view(op.data(), op.size()));
+  if (it == ops_.end()) {
+    return absl::NotFoundError(base::Cat("RegisterKernel: unknown op '", op, "' (RegisterOp it first)"));
+  }
+  KernelFn& slot = it->second->device_kernel[static_cast<int>(device)];
+  if (slot) {
+    return absl::AlreadyExistsError(base::Cat("RegisterKernel: op '", op, "' already has a ",
+                                                 device == DeviceType::kCPU ? "cpu" : "cuda", " kernel"));
+  }
+  slot = std::move(kernel);
+  return absl::OkStatus();
+}
+
+absl::Status OpRegistry::RegisterTypedKernel(std::string_view op, DeviceType device, DType dtype,
+                                             KernelFn kernel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = ops_.find(absl::string_view(op.data(), op.size()));
+  if (it == ops_.end()) return absl::NotFoundError(base::Cat("unknown op '", op, "'"));
+  KernelFn& slot = it->second->typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)];
+  if (slot) return absl::AlreadyExistsError(base::Cat("op '", op, "' already has this kernel"));
+  slot = std::move(kernel);
+  return absl::OkStatus();
+}
+
+const OpDef* OpRegistry::Find(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = ops_.find(absl::string_view(name.data(), name.size()));
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+const OpDef& OpRegistry::MustFind(std::string_view name) const {
+  const OpDef* def = Find(name);
+  if (def == nullptr) {
+    std::fprintf(stderr, "eagervm internal error: built-in op '%.*s' is not registered\n",
+                 static_cast<int>(name.size()), name.data());
+    std::abort();
+  }
+  return *def;
+}
+
+}  // namespace eagervm::internal

@@ -1,0 +1,42 @@
+// OpRegistry: every op, built-in and custom, by name. Built-ins are registered
+// once, explicitly (no static initialisers that a static link could drop).
+#ifndef EAGERVM_OPS_OP_REGISTRY_H_
+#define EAGERVM_OPS_OP_REGISTRY_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "ops/op_def.h"
+
+namespace eagervm::internal {
+
+class OpRegistry {
+ public:
+  // The registry, with the built-in ops registered. Thread-safe.
+  static OpRegistry& Get();
+
+  absl::Status RegisterOp(std::string name, InferFn infer, OpOptions options);
+  absl::Status RegisterKernel(std::string_view op, DeviceType device, KernelFn kernel);
+  // Built-ins: a kernel for one (device, dtype).
+  absl::Status RegisterTypedKernel(std::string_view op, DeviceType device, DType dtype,
+                                   KernelFn kernel);
+  // nullptr if unknown. OpDefs live forever.
+  const OpDef* Find(std::string_view name) const;
+  // For built-ins that must exist: aborts on a missing name (a bug in eagervm).
+  const OpDef& MustFind(std::string_view name) const;
+
+ private:
+  OpRegistry() = default;
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<OpDef>> ops_;  // guarded by mu_
+};
+
+// Defined by the kernel files; called once by OpRegistry::Get().
+void RegisterBuiltinOps(OpRegistry& registry);
+
+}  // namespace eagervm::internal
+
+#endif  // EAGERVM_OPS_OP_REGISTRY_H_

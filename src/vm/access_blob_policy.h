@@ -1,0 +1,42 @@
+// AccessBlobPolicy: runs a host callback on a storage once its dependences
+// allow (read: after the last write; write: after every earlier access). The
+// callback receives the storage's error, if it carries one, instead of data.
+#ifndef EAGERVM_VM_ACCESS_BLOB_POLICY_H_
+#define EAGERVM_VM_ACCESS_BLOB_POLICY_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "vm/blob_object.h"
+#include "vm/instruction_policy.h"
+
+namespace eagervm::vm {
+
+class VmStream;
+
+// `data` points at the view (base + offset); `error` is the storage's runtime
+// error or null.
+using BlobCallback = std::function<void(const ErrorPtr& error, void* data, size_t bytes)>;
+
+class AccessBlobPolicy final : public InstructionPolicy {
+ public:
+  AccessBlobPolicy(std::shared_ptr<BlobObject> blob, size_t offset, size_t bytes, bool write,
+                   BlobCallback cb)
+      : blob_(std::move(blob)), offset_(offset), bytes_(bytes), write_(write), cb_(std::move(cb)) {}
+  const char* name() const override { return write_ ? "AccessBlob(write)" : "AccessBlob(read)"; }
+  void GetAccesses(AccessList* out) const override { out->push_back({blob_.get(), write_}); }
+  void Compute(VmStream* stream) override;
+
+ private:
+  std::shared_ptr<BlobObject> blob_;
+  size_t offset_;
+  size_t bytes_;
+  bool write_;
+  BlobCallback cb_;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_ACCESS_BLOB_POLICY_H_

@@ -1,0 +1,72 @@
+// BlobObject: the runtime's storage of a tensor (shared by its views). Memory
+// is allocated lazily by the first instruction that writes it, from the
+// allocator of the stream it runs on, and freed by a ReleaseTensor instruction
+// in that stream's order (or by the destructor after shutdown).
+#ifndef EAGERVM_VM_BLOB_OBJECT_H_
+#define EAGERVM_VM_BLOB_OBJECT_H_
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "eagervm/device.h"
+#include "memory/allocator.h"
+#include "vm/dependence.h"
+#include "vm/error_record.h"
+
+namespace eagervm::vm {
+
+class VmStream;
+
+class BlobObject {
+ public:
+  BlobObject(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {}
+  // Wraps memory the user owns; `deleter(data)` runs when the storage is released.
+  BlobObject(void* data, size_t nbytes, Device device, std::function<void(void*)> deleter)
+      : nbytes_(nbytes), device_(device), data_(data), deleter_(std::move(deleter)) {}
+  ~BlobObject() { Free(); }
+  BlobObject(const BlobObject&) = delete;
+  BlobObject& operator=(const BlobObject&) = delete;
+
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+  // --- VM threads, ordered by the blob's dependences ---
+  void* data() const { return data_; }
+  bool allocated() const { return data_ != nullptr; }
+  absl::Status EnsureAllocated(memory::Allocator* allocator);
+  void Free();
+  const ErrorPtr& error() const { return error_; }
+  void set_error(ErrorPtr e) { error_ = std::move(e); }
+
+  // --- scheduler thread only ---
+  Dependence& dependence() { return dependence_; }
+
+  // --- user threads (submission order hints) ---
+  // The stream of the first write ever submitted: where memory comes from and
+  // where the release goes.
+  VmStream* producer() const { return producer_.load(std::memory_order_acquire); }
+  void NoteWrite(VmStream* s) {
+    VmStream* expected = nullptr;
+    producer_.compare_exchange_strong(expected, s, std::memory_order_acq_rel);
+    last_writer_stream_.store(s, std::memory_order_release);
+  }
+  // Where the last write was submitted: reading there needs no cross-stream edge.
+  VmStream* last_writer_stream() const { return last_writer_stream_.load(std::memory_order_acquire); }
+
+ private:
+  const size_t nbytes_;
+  const Device device_;
+  void* data_ = nullptr;
+  memory::Allocator* allocator_ = nullptr;
+  std::function<void(void*)> deleter_;
+  ErrorPtr error_;
+  Dependence dependence_;
+  std::atomic<VmStream*> producer_{nullptr};
+  std::atomic<VmStream*> last_writer_stream_{nullptr};
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_BLOB_OBJECT_H_

@@ -1,0 +1,32 @@
+// Dependence: the ordering state of one storage (views share their base's).
+// Touched only by the scheduler thread.
+//
+// Rules (DESIGN §3): a read gets an edge from the last writer; a write gets
+// edges from the last writer and every reader since, then becomes the last
+// writer. References to instructions are (pointer, id) pairs: instructions are
+// pooled and never freed, and a released instruction's id changes, so a stale
+// reference is detected without unlinking anything at release.
+#ifndef EAGERVM_VM_DEPENDENCE_H_
+#define EAGERVM_VM_DEPENDENCE_H_
+
+#include <cstdint>
+
+#include "absl/container/inlined_vector.h"
+
+namespace eagervm::vm {
+
+class Instruction;
+
+struct InstrRef {
+  Instruction* instr = nullptr;
+  uint64_t id = 0;
+};
+
+struct Dependence {
+  InstrRef last_writer;
+  absl::InlinedVector<InstrRef, 2> readers;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_DEPENDENCE_H_

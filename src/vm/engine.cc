@@ -1,0 +1,210 @@
+#include "vm/engine.h"
+
+#include <algorithm>
+
+#include "vm/instruction_pool.h"
+#include "vm/thread_ctx.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::vm {
+namespace {
+constexpr size_t kCompactReadersAbove = 16;
+
+bool Alive(const InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r); }
+}  // namespace
+
+bool Engine::Schedule(InstructionList* incoming) {
+  bool progress = false;
+  if (!active_streams_.empty()) progress |= ReleaseFinished();
+  if (!barriers_.empty()) progress |= RunBarriers();
+  if (!incoming->empty()) {
+    Intake(incoming);
+    progress = true;
+  }
+  if (!ready_.empty()) progress |= DispatchReady();
+  if (has_new_probes_.load(std::memory_order_acquire) || !probes_.empty()) progress |= RunProbes();
+  counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
+  return progress;
+}
+
+// Releases, per active stream, the finished prefix of its running list. Only
+// the head is polled: release is in order per stream.
+bool Engine::ReleaseFinished() {
+  bool progress = false;
+  for (size_t i = 0; i < active_streams_.size();) {
+    VmStream* s = active_streams_[i];
+    while (!s->running.empty() && s->policy()->QueryDone(s->running.head)) {
+      Instruction* instr = s->running.PopFront();
+      counters_->running_depth.fetch_sub(1, std::memory_order_relaxed);
+      Release(instr);
+      progress = true;
+    }
+    if (s->running.empty()) {
+      s->active = false;
+      active_streams_[i] = active_streams_.back();
+      active_streams_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return progress;
+}
+
+void Engine::Release(Instruction* instr) {
+  for (Instruction* succ : instr->on_release) {
+    if (--succ->in_degree == 0) MakeReady(succ);
+  }
+  LivelyErase(instr);
+  VmCounters::Bump(counters_->finished);
+  InstructionPool::Recycle(instr);
+}
+
+// Runs barriers whose every predecessor (in arrival order) has been released.
+bool Engine::RunBarriers() {
+  bool progress = false;
+  while (!barriers_.empty() && barriers_.head == lively_head_) {
+    Instruction* b = barriers_.PopFront();
+    b->policy()->Compute(nullptr);
+    LivelyErase(b);
+    VmCounters::Bump(counters_->finished);
+    VmCounters::Bump(counters_->barriers);
+    InstructionPool::Recycle(b);
+    progress = true;
+  }
+  return progress;
+}
+
+void Engine::Intake(InstructionList* list) {
+  while (!list->empty()) {
+    Instruction* instr = list->PopFront();
+    LivelyPush(instr);
+    if (instr->policy()->IsBarrier()) {
+      instr->set_state(InstrState::kBarrier);
+      barriers_.PushBack(instr);
+      continue;
+    }
+    Link(instr);
+    if (instr->in_degree == 0) {
+      MakeReady(instr);
+    } else {
+      instr->set_state(InstrState::kWaiting);
+    }
+  }
+}
+
+// DESIGN §3. Reads are linked before writes so an instruction that reads and
+// writes one storage (x += x) ends as its last writer with no self-edge.
+void Engine::Link(Instruction* instr) {
+  accesses_.clear();
+  instr->policy()->GetAccesses(&accesses_);
+  for (const Access& a : accesses_) {
+    if (a.write) continue;
+    Dependence& dep = a.blob->dependence();
+    AddEdge(dep.last_writer, instr);
+    if (dep.readers.size() >= kCompactReadersAbove) {
+      dep.readers.erase(std::remove_if(dep.readers.begin(), dep.readers.end(),
+                                       [](const InstrRef& r) { return !Alive(r); }),
+                        dep.readers.end());
+    }
+    dep.readers.push_back(instr->ref());
+  }
+  for (const Access& a : accesses_) {
+    if (!a.write) continue;
+    Dependence& dep = a.blob->dependence();
+    AddEdge(dep.last_writer, instr);
+    for (const InstrRef& r : dep.readers) AddEdge(r, instr);
+    dep.readers.clear();
+    dep.last_writer = instr->ref();
+  }
+}
+
+// An edge within one in-order stream is satisfied once the source is
+// dispatched (the stream keeps the order); any other edge waits for the
+// source's release.
+void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
+  if (!Alive(src_ref)) return;
+  Instruction* src = src_ref.instr;
+  if (src == dst) return;
+  const bool same_stream = src->stream() == dst->stream();
+  if (same_stream) {
+    if (src->state() == InstrState::kRunning) return;
+    src->on_dispatch.push_back(dst);
+  } else {
+    src->on_release.push_back(dst);
+  }
+  ++dst->in_degree;
+}
+
+void Engine::MakeReady(Instruction* instr) {
+  instr->set_state(InstrState::kReady);
+  ready_.PushBack(instr);
+}
+
+bool Engine::DispatchReady() {
+  bool progress = false;
+  while (!ready_.empty()) {
+    Dispatch(ready_.PopFront());
+    progress = true;
+  }
+  return progress;
+}
+
+void Engine::Dispatch(Instruction* instr) {
+  VmStream* s = instr->stream();
+  instr->set_state(InstrState::kRunning);
+  s->running.PushBack(instr);
+  counters_->running_depth.fetch_add(1, std::memory_order_relaxed);
+  if (!s->active) {
+    s->active = true;
+    active_streams_.push_back(s);
+  }
+  VmCounters::Bump(counters_->dispatched);
+  // Successors on the same stream may be dispatched right behind it.
+  for (Instruction* succ : instr->on_dispatch) {
+    if (--succ->in_degree == 0) MakeReady(succ);
+  }
+  instr->on_dispatch.clear();
+  if (s->thread_ctx() == nullptr) {
+    s->policy()->Run(s, instr);
+  } else {
+    s->thread_ctx()->Enqueue(instr);
+  }
+}
+
+void Engine::AddProbe(std::function<bool()> probe) {
+  std::lock_guard<std::mutex> lock(probe_mu_);
+  new_probes_.push_back(std::move(probe));
+  has_new_probes_.store(true, std::memory_order_release);
+}
+
+bool Engine::RunProbes() {
+  if (has_new_probes_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(probe_mu_);
+    for (auto& p : new_probes_) probes_.push_back(std::move(p));
+    new_probes_.clear();
+    has_new_probes_.store(false, std::memory_order_release);
+  }
+  const size_t before = probes_.size();
+  probes_.erase(std::remove_if(probes_.begin(), probes_.end(), [](auto& p) { return p(); }),
+                probes_.end());
+  return probes_.size() != before;
+}
+
+void Engine::LivelyPush(Instruction* instr) {
+  instr->lively_prev = lively_tail_;
+  instr->lively_next = nullptr;
+  if (lively_tail_) lively_tail_->lively_next = instr; else lively_head_ = instr;
+  lively_tail_ = instr;
+  ++lively_count_;
+}
+
+void Engine::LivelyErase(Instruction* instr) {
+  if (instr->lively_prev) instr->lively_prev->lively_next = instr->lively_next;
+  else lively_head_ = instr->lively_next;
+  if (instr->lively_next) instr->lively_next->lively_prev = instr->lively_prev;
+  else lively_tail_ = instr->lively_prev;
+  instr->lively_prev = instr->lively_next = nullptr;
+  --lively_count_;
+}
+
+}  // namespace eagervm::vm

@@ -1,0 +1,73 @@
+// Engine: the scheduler-thread state of the VM and one scheduling pass.
+//
+//   pending --intake--> link dependence edges --> ready (in-degree 0) | waiting
+//   ready --dispatch--> stream running list + compute handed to the stream
+//   running (head, done) --release--> successors unblocked, instruction recycled
+//   barrier list: run when every instruction received before it is released
+//
+// Every member is touched by the scheduler thread only (in the synchronous
+// mode: by whichever thread holds the VM's engine lock).
+#ifndef EAGERVM_VM_ENGINE_H_
+#define EAGERVM_VM_ENGINE_H_
+
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "vm/instruction.h"
+#include "vm/instruction_policy.h"
+#include "vm/vm_counters.h"
+
+namespace eagervm::vm {
+
+class VmStream;
+
+class Engine {
+ public:
+  explicit Engine(VmCounters* counters) : counters_(counters) {}
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // One pass over the lists with `incoming` (received instructions, in
+  // order) taken in. Returns true if anything moved.
+  bool Schedule(InstructionList* incoming);
+  // No instruction between intake and release.
+  bool Empty() const { return lively_count_ == 0; }
+  size_t lively_count() const { return lively_count_; }
+
+  // Any thread: `probe` runs on the scheduler thread at the end of each pass
+  // until it returns true.
+  void AddProbe(std::function<bool()> probe);
+
+ private:
+  bool ReleaseFinished();
+  bool RunBarriers();
+  void Intake(InstructionList* list);
+  void Link(Instruction* instr);
+  void AddEdge(const InstrRef& src, Instruction* dst);
+  bool DispatchReady();
+  void Dispatch(Instruction* instr);
+  void Release(Instruction* instr);
+  void MakeReady(Instruction* instr);
+  bool RunProbes();
+  void LivelyPush(Instruction* instr);
+  void LivelyErase(Instruction* instr);
+
+  VmCounters* counters_;
+  InstructionList ready_;
+  InstructionList barriers_;
+  Instruction* lively_head_ = nullptr;
+  Instruction* lively_tail_ = nullptr;
+  size_t lively_count_ = 0;
+  std::vector<VmStream*> active_streams_;
+  AccessList accesses_;  // scratch, reused
+
+  std::mutex probe_mu_;
+  std::vector<std::function<bool()>> new_probes_;  // guarded by probe_mu_
+  std::atomic<bool> has_new_probes_{false};
+  std::vector<std::function<bool()>> probes_;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_ENGINE_H_

@@ -1,0 +1,107 @@
+// Instruction: one unit of VM work: a stream, a policy (constructed in an
+// inline buffer), dependence edges and a state (see instruction_state.h).
+// Instructions come from a pool and are never freed, which lets dependences
+// hold (pointer, id) references that go stale safely at release.
+#ifndef EAGERVM_VM_INSTRUCTION_H_
+#define EAGERVM_VM_INSTRUCTION_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <utility>
+
+#include "absl/container/inlined_vector.h"
+#include "vm/dependence.h"
+#include "vm/instruction_policy.h"
+#include "vm/instruction_state.h"
+
+namespace eagervm::vm {
+
+class VmStream;
+
+class Instruction {
+ public:
+  static constexpr size_t kPolicyBufferSize = 1280;
+
+  Instruction() = default;
+  Instruction(const Instruction&) = delete;
+  Instruction& operator=(const Instruction&) = delete;
+
+  template <typename Policy, typename... Args>
+  Policy* Emplace(Args&&... args) {
+    static_assert(sizeof(Policy) <= kPolicyBufferSize, "policy does not fit the inline buffer");
+    static_assert(alignof(Policy) <= alignof(std::max_align_t));
+    Policy* p = new (policy_buffer_) Policy(std::forward<Args>(args)...);
+    policy_ = p;
+    return p;
+  }
+  void DestroyPolicy() {
+    if (policy_ != nullptr) policy_->~InstructionPolicy();
+    policy_ = nullptr;
+  }
+
+  InstructionPolicy* policy() const { return policy_; }
+  VmStream* stream() const { return stream_; }
+  void set_stream(VmStream* s) { stream_ = s; }
+  InstrState state() const { return state_; }
+  void set_state(InstrState s) { state_ = s; }
+  uint64_t id() const { return id_; }
+  InstrRef ref() { return InstrRef{this, id_}; }
+  bool IsAlive(const InstrRef& r) const { return r.instr == this && r.id == id_ && id_ != 0; }
+
+  // Set by the thread that ran the compute; read by the scheduler.
+  bool done() const { return done_.load(std::memory_order_acquire); }
+  void MarkDone() { done_.store(true, std::memory_order_release); }
+
+  // --- scheduler thread only ---
+  Instruction* next = nullptr;  // the one FIFO list it is in
+  Instruction* lively_prev = nullptr;
+  Instruction* lively_next = nullptr;
+  int32_t in_degree = 0;
+  absl::InlinedVector<Instruction*, 2> on_dispatch;  // same-stream successors
+  absl::InlinedVector<Instruction*, 2> on_release;   // other successors
+
+ private:
+  friend class InstructionPool;
+  alignas(std::max_align_t) unsigned char policy_buffer_[kPolicyBufferSize];
+  InstructionPolicy* policy_ = nullptr;
+  VmStream* stream_ = nullptr;
+  uint64_t id_ = 0;
+  InstrState state_ = InstrState::kFree;
+  std::atomic<bool> done_{false};
+};
+
+// A singly linked FIFO through Instruction::next.
+struct InstructionList {
+  Instruction* head = nullptr;
+  Instruction* tail = nullptr;
+  size_t size = 0;
+
+  bool empty() const { return head == nullptr; }
+  void PushBack(Instruction* i) {
+    i->next = nullptr;
+    if (tail) tail->next = i; else head = i;
+    tail = i;
+    ++size;
+  }
+  Instruction* PopFront() {
+    Instruction* i = head;
+    head = i->next;
+    if (head == nullptr) tail = nullptr;
+    i->next = nullptr;
+    --size;
+    return i;
+  }
+  void Splice(InstructionList* other) {
+    if (other->empty()) return;
+    if (tail) tail->next = other->head; else head = other->head;
+    tail = other->tail;
+    size += other->size;
+    *other = InstructionList();
+  }
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_INSTRUCTION_H_

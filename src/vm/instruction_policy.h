@@ -1,0 +1,40 @@
+// InstructionPolicy: what an instruction does. Policies are constructed in the
+// instruction's inline buffer (no heap per op) and destroyed at release.
+#ifndef EAGERVM_VM_INSTRUCTION_POLICY_H_
+#define EAGERVM_VM_INSTRUCTION_POLICY_H_
+
+#include <memory>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "vm/blob_object.h"
+
+namespace eagervm::vm {
+
+class VmStream;
+
+// One storage an instruction touches, and how.
+struct Access {
+  BlobObject* blob;
+  bool write;
+};
+using AccessList = absl::InlinedVector<Access, 4>;
+
+class InstructionPolicy {
+ public:
+  virtual ~InstructionPolicy() = default;
+  virtual const char* name() const = 0;
+  // The storages read and written; the engine links dependence edges from them
+  // on the scheduler thread. Called once, at intake.
+  virtual void GetAccesses(AccessList* out) const = 0;
+  // Barriers are not linked: they run on the scheduler thread once every
+  // instruction received before them has been released.
+  virtual bool IsBarrier() const { return false; }
+  // Runs on the stream's thread (or the scheduler, for barriers and inline
+  // streams). Never throws: failures are recorded as data on the outputs.
+  virtual void Compute(VmStream* stream) = 0;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_INSTRUCTION_POLICY_H_

@@ -1,0 +1,25 @@
+// InstructionPool: recycles instructions so steady state allocates nothing per
+// op. Instructions are never returned to the system (dependences may hold
+// stale pointers to them; see dependence.h).
+//
+// Threads: Acquire on any submitting thread, Recycle on the scheduler (or in
+// the synchronous mode, the submitting thread). A global free list under a
+// mutex, fronted by a per-thread cache so the lock is taken once per batch.
+#ifndef EAGERVM_VM_INSTRUCTION_POOL_H_
+#define EAGERVM_VM_INSTRUCTION_POOL_H_
+
+#include "vm/instruction.h"
+
+namespace eagervm::vm {
+
+class InstructionPool {
+ public:
+  // A fresh instruction in state kBuilding with a new id.
+  static Instruction* Acquire();
+  // Destroys the policy and returns the instruction; its id goes stale.
+  static void Recycle(Instruction* instr);
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_INSTRUCTION_POOL_H_

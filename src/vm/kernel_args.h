@@ -1,0 +1,42 @@
+// KernelArgs: the operands of an OpCall instruction, as its kernel sees them
+// through KernelContext. Stored inline in the instruction (no heap per op for
+// up to 3 inputs and 2 outputs).
+#ifndef EAGERVM_VM_KERNEL_ARGS_H_
+#define EAGERVM_VM_KERNEL_ARGS_H_
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "absl/container/inlined_vector.h"
+#include "eagervm/custom_op.h"
+#include "vm/blob_object.h"
+
+namespace eagervm::vm {
+class VmStream;
+}
+
+namespace eagervm::internal {
+
+struct Operand {
+  std::shared_ptr<vm::BlobObject> blob;
+  TensorMeta meta;
+  int64_t offset = 0;    // bytes from the start of the storage (views)
+  void* data = nullptr;  // resolved just before the kernel runs
+};
+
+struct KernelArgs {
+  static constexpr int kMaxScalars = 2;
+
+  absl::InlinedVector<Operand, 3> inputs;
+  absl::InlinedVector<Operand, 2> outputs;
+  Scalar scalars[kMaxScalars];
+  std::shared_ptr<const Attrs> attrs;  // null when there are none
+  uint64_t mutated_mask = 0;
+  vm::VmStream* stream = nullptr;
+  absl::InlinedVector<std::pair<void*, size_t>, 1> temps;  // freed after the kernel
+};
+
+}  // namespace eagervm::internal
+
+#endif  // EAGERVM_VM_KERNEL_ARGS_H_

@@ -1,0 +1,29 @@
+// ReleaseTensorPolicy: frees a storage on its producer stream. It *writes* the
+// storage's dependence, so it runs after every earlier reader and writer: on
+// the same stream by stream order, on other streams only once those are done.
+// Freed memory is then reusable by the next instruction of the producer stream
+// without a host wait (per-stream allocators).
+#ifndef EAGERVM_VM_RELEASE_TENSOR_POLICY_H_
+#define EAGERVM_VM_RELEASE_TENSOR_POLICY_H_
+
+#include <memory>
+
+#include "vm/blob_object.h"
+#include "vm/instruction_policy.h"
+
+namespace eagervm::vm {
+
+class ReleaseTensorPolicy final : public InstructionPolicy {
+ public:
+  explicit ReleaseTensorPolicy(std::shared_ptr<BlobObject> blob) : blob_(std::move(blob)) {}
+  const char* name() const override { return "ReleaseTensor"; }
+  void GetAccesses(AccessList* out) const override { out->push_back({blob_.get(), true}); }
+  void Compute(VmStream*) override { blob_->Free(); }
+
+ private:
+  std::shared_ptr<BlobObject> blob_;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_RELEASE_TENSOR_POLICY_H_

@@ -1,0 +1,33 @@
+// StreamPolicy: the per-device backend of a stream. CPU and CUDA implement it;
+// the engine only talks to this interface.
+#ifndef EAGERVM_VM_STREAM_POLICY_H_
+#define EAGERVM_VM_STREAM_POLICY_H_
+
+#include "eagervm/device.h"
+#include "memory/allocator.h"
+
+namespace eagervm::vm {
+
+class Instruction;
+class VmStream;
+
+class StreamPolicy {
+ public:
+  virtual ~StreamPolicy() = default;
+  virtual Device device() const = 0;
+  virtual memory::Allocator* allocator() = 0;
+  // True if instructions run inline on the scheduler thread at dispatch.
+  virtual bool OnSchedulerThread() const = 0;
+  // Runs the instruction's compute on the stream's thread and marks it done
+  // (for asynchronous devices: launched, with an event recorded where the host
+  // must observe completion).
+  virtual void Run(VmStream* stream, Instruction* instr) = 0;
+  // Scheduler thread: is the instruction finished as far as its successors on
+  // other streams and the release of its memory are concerned?
+  virtual bool QueryDone(const Instruction* instr) const = 0;
+  virtual void* native_handle() const { return nullptr; }
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_STREAM_POLICY_H_

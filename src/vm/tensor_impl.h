@@ -1,0 +1,43 @@
+// TensorImpl: what a Tensor handle points at. A view shares its base's
+// StorageHandle; the handle's destruction (last user reference to a storage)
+// emits the ReleaseTensor instruction. Instructions hold the BlobObject itself,
+// so in-flight work keeps the storage object alive without delaying release.
+#ifndef EAGERVM_VM_TENSOR_IMPL_H_
+#define EAGERVM_VM_TENSOR_IMPL_H_
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "eagervm/tensor.h"
+#include "vm/blob_object.h"
+
+namespace eagervm::internal {
+
+class StorageHandle {
+ public:
+  explicit StorageHandle(std::shared_ptr<vm::BlobObject> blob) : blob_(std::move(blob)) {}
+  ~StorageHandle();  // queues the release (a no-op after shutdown)
+  StorageHandle(const StorageHandle&) = delete;
+  StorageHandle& operator=(const StorageHandle&) = delete;
+  const std::shared_ptr<vm::BlobObject>& blob() const { return blob_; }
+
+ private:
+  std::shared_ptr<vm::BlobObject> blob_;
+};
+
+struct TensorImpl {
+  absl::Status status;  // the rejection of an error tensor; OK otherwise
+  TensorMeta meta;
+  std::shared_ptr<StorageHandle> storage;
+  int64_t offset = 0;  // bytes from the start of the storage
+
+  vm::BlobObject* blob() const { return storage->blob().get(); }
+  const std::shared_ptr<vm::BlobObject>& shared_blob() const { return storage->blob(); }
+};
+
+// A tensor with fresh (not yet allocated) storage.
+Tensor NewTensor(const TensorMeta& meta);
+
+}  // namespace eagervm::internal
+
+#endif  // EAGERVM_VM_TENSOR_IMPL_H_

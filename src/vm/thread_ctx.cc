@@ -1,0 +1,60 @@
+#include "vm/thread_ctx.h"
+
+#include <pthread.h>
+
+#include "base/thread_role.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::vm {
+
+ThreadCtx::ThreadCtx(std::string name, base::Notifier* on_done, int64_t spin_ns)
+    : name_(std::move(name)), on_done_(on_done), spin_ns_(spin_ns) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+ThreadCtx::~ThreadCtx() { Close(); }
+
+void ThreadCtx::Close() {
+  if (!thread_.joinable()) return;
+  notifier_.Close();
+  thread_.join();
+}
+
+void ThreadCtx::Enqueue(Instruction* instr) {
+  bool was_empty;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    was_empty = queue_.empty();
+    queue_.push_back(instr);
+  }
+  if (was_empty) notifier_.Notify();
+}
+
+void ThreadCtx::Loop() {
+  base::SetCurrentThreadRole(base::ThreadRole::kWorker);
+  pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
+  std::vector<Instruction*> batch;
+  for (;;) {
+    bool parked = false;
+    const bool open = notifier_.Wait(spin_ns_, &parked);
+    if (parked) wakeups_.fetch_add(1, std::memory_order_relaxed);
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        batch.swap(queue_);
+      }
+      if (batch.empty()) break;
+      for (Instruction* instr : batch) {
+        VmStream* stream = instr->stream();
+        stream->policy()->Run(stream, instr);
+        // Tell the scheduler per instruction: a cross-stream successor or a
+        // waiting Sync may depend on exactly this one.
+        on_done_->Notify();
+      }
+      batch.clear();
+    }
+    if (!open) return;
+  }
+}
+
+}  // namespace eagervm::vm

@@ -1,0 +1,48 @@
+// ThreadCtx: one worker thread serving one or more streams. The scheduler
+// hands it dispatched instructions; it runs them in order and tells the
+// scheduler. It spins for a bounded window after work, then parks (no busy
+// loop while idle).
+#ifndef EAGERVM_VM_THREAD_CTX_H_
+#define EAGERVM_VM_THREAD_CTX_H_
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/notifier.h"
+#include "vm/instruction.h"
+
+namespace eagervm::vm {
+
+class ThreadCtx {
+ public:
+  // `on_done` is notified after each batch of finished instructions.
+  ThreadCtx(std::string name, base::Notifier* on_done, int64_t spin_ns);
+  ~ThreadCtx();  // Close()s and joins
+  ThreadCtx(const ThreadCtx&) = delete;
+  ThreadCtx& operator=(const ThreadCtx&) = delete;
+
+  // Scheduler thread: queue one instruction; wakes the worker on empty->non-empty.
+  void Enqueue(Instruction* instr);
+  // Finishes queued work, then stops the thread.
+  void Close();
+  uint64_t wakeups() const { return wakeups_.load(std::memory_order_relaxed); }
+
+ private:
+  void Loop();
+
+  std::string name_;
+  base::Notifier* on_done_;
+  int64_t spin_ns_;
+  base::Notifier notifier_;
+  std::mutex mu_;
+  std::vector<Instruction*> queue_;  // guarded by mu_
+  std::atomic<uint64_t> wakeups_{0};
+  std::thread thread_;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_THREAD_CTX_H_

@@ -1,0 +1,111 @@
+// The public VirtualMachine: a lazily created process-wide singleton that is
+// drained and joined at exit, and never destroyed (tensors may be dropped
+// during static destruction, after it shut down).
+#include "eagervm/virtual_machine.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <ostream>
+
+#include "base/str_cat.h"
+#include "eagervm/tensor.h"
+#include "vm/vm_impl.h"
+
+namespace eagervm {
+namespace {
+
+std::mutex config_mu;
+VmOptions* configured = nullptr;        // guarded by config_mu
+std::atomic<VirtualMachine*> instance{nullptr};
+
+absl::Status ValidateOptions(const VmOptions& o) {
+  if (o.cpu_streams < 1 || o.cpu_streams > vm::VmImpl::kMaxStreamsPerDevice) {
+    return absl::InvalidArgumentError(base::Cat("VmOptions::cpu_streams must be in [1, ",
+                                                   vm::VmImpl::kMaxStreamsPerDevice, "], got ",
+                                                   o.cpu_streams));
+  }
+  if (o.max_in_flight < 2) {
+    return absl::InvalidArgumentError(
+        base::Cat("VmOptions::max_in_flight must be >= 2, got ", o.max_in_flight));
+  }
+  if (o.spin_us < 0) return absl::InvalidArgumentError("VmOptions::spin_us must be >= 0");
+  if (o.cpu_memory_limit < 0) {
+    return absl::InvalidArgumentError("VmOptions::cpu_memory_limit must be >= 0 (0 = unlimited)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+VirtualMachine::VirtualMachine(VmOptions opts) : impl_(std::make_unique<vm::VmImpl>(std::move(opts))) {}
+
+VirtualMachine& VirtualMachine::Get() {
+  if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
+  std::lock_guard<std::mutex> lock(config_mu);
+  if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
+  VmOptions opts = configured != nullptr ? *configured : VmOptions::FromEnv();
+  auto* vm = new VirtualMachine(std::move(opts));  // never destroyed; see the file comment
+  instance.store(vm, std::memory_order_release);
+  std::atexit([] { (void)VirtualMachine::Get().Shutdown(); });
+  return *vm;
+}
+
+absl::Status VirtualMachine::Configure(VmOptions opts) {
+  absl::Status s = ValidateOptions(opts);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(config_mu);
+  if (instance.load(std::memory_order_acquire) != nullptr) {
+    return absl::FailedPreconditionError(
+        "VirtualMachine::Configure must be called before the VM is first used");
+  }
+  delete configured;
+  configured = new VmOptions(std::move(opts));
+  return absl::OkStatus();
+}
+
+const VmOptions& VirtualMachine::options() const { return impl_->options(); }
+VmStats VirtualMachine::GetStats() const { return impl_->GetStats(); }
+absl::Status VirtualMachine::Shutdown() { return impl_->Shutdown(); }
+bool VirtualMachine::is_shut_down() const { return impl_->shut_down(); }
+
+absl::Status VirtualMachine::EmptyCache() {
+  absl::Status s = impl_->WaitAll();
+  if (!s.ok()) return s;
+  impl_->ForEachAllocator([](memory::Allocator* a) { a->Shrink(); });
+  return absl::OkStatus();
+}
+
+absl::Status Sync() {
+  VirtualMachine& vm = VirtualMachine::Get();
+  if (vm.is_shut_down()) {
+    return absl::FailedPreconditionError("Sync(): the eagervm VM has been shut down");
+  }
+  return vm.impl()->Sync();
+}
+
+std::string VmStats::ToString() const {
+  std::string s = base::Cat("VmStats{received=", received, " dispatched=", dispatched,
+                               " finished=", finished, " failed=", failed, " fused=", fused,
+                               " barriers=", barriers, " in_flight=", in_flight,
+                               " peak_in_flight=", peak_in_flight,
+                               " scheduler_wakeups=", scheduler_wakeups,
+                               " worker_wakeups=", worker_wakeups,
+                               " backpressure_waits=", backpressure_waits);
+  for (const MemoryStats& m : memory) {
+    s += base::Cat(" ", m.device.ToString(), "{in_use=", m.bytes_in_use,
+                    " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,
+                    " system_allocs=", m.system_allocs, " hits=", m.cache_hits,
+                    " misses=", m.cache_misses, " oom_recoveries=", m.oom_recoveries, "}");
+  }
+  return s + "}";
+}
+std::ostream& operator<<(std::ostream& os, const VmStats& s) { return os << s.ToString(); }
+
+std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
+  return os << "VmOptions{cpu_streams=" << o.cpu_streams
+            << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
+            << " synchronous=" << o.synchronous << " max_in_flight=" << o.max_in_flight
+            << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit << "}";
+}
+
+}  // namespace eagervm

@@ -1,0 +1,40 @@
+// Relaxed atomic counters the VM threads bump and GetStats() snapshots.
+#ifndef EAGERVM_VM_VM_COUNTERS_H_
+#define EAGERVM_VM_VM_COUNTERS_H_
+
+#include <atomic>
+#include <cstdint>
+
+namespace eagervm::vm {
+
+struct VmCounters {
+  std::atomic<uint64_t> received{0};
+  std::atomic<uint64_t> dispatched{0};
+  std::atomic<uint64_t> finished{0};
+  std::atomic<uint64_t> failed{0};
+  std::atomic<uint64_t> fused{0};
+  std::atomic<uint64_t> barriers{0};
+  std::atomic<uint64_t> scheduler_wakeups{0};
+  std::atomic<uint64_t> backpressure_waits{0};
+  std::atomic<int64_t> peak_in_flight{0};
+  std::atomic<int64_t> pending_depth{0};
+  std::atomic<int64_t> ready_depth{0};
+  std::atomic<int64_t> running_depth{0};
+
+  static void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
+    c.fetch_add(n, std::memory_order_relaxed);
+  }
+  int64_t in_flight() const {
+    return static_cast<int64_t>(received.load(std::memory_order_acquire) -
+                                finished.load(std::memory_order_acquire));
+  }
+  void NotePeak(int64_t v) {
+    int64_t p = peak_in_flight.load(std::memory_order_relaxed);
+    while (v > p && !peak_in_flight.compare_exchange_weak(p, v, std::memory_order_relaxed)) {
+    }
+  }
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_VM_COUNTERS_H_

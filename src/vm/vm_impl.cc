@@ -1,0 +1,312 @@
+#include "vm/vm_impl.h"
+
+#include <pthread.h>
+
+#include "base/str_cat.h"
+#include "base/sync_waiter.h"
+#include "base/thread_role.h"
+#include "device/cpu/cpu_stream_policy.h"
+#include "memory/system_allocator.h"
+#include "vm/barrier_policy.h"
+#include "vm/instruction_pool.h"
+
+namespace eagervm::vm {
+namespace {
+
+std::mutex factory_mu;
+StreamPolicyFactory& Factory(DeviceType t) {
+  static StreamPolicyFactory factories[kNumDeviceTypes];
+  return factories[static_cast<int>(t)];
+}
+
+}  // namespace
+
+void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory) {
+  std::lock_guard<std::mutex> lock(factory_mu);
+  Factory(type) = std::move(factory);
+}
+
+VmImpl::VmImpl(VmOptions options) : options_(std::move(options)) {
+  if (!options_.synchronous) {
+    scheduler_ = std::thread([this] { SchedulerLoop(); });
+  }
+}
+
+VmImpl::~VmImpl() { (void)Shutdown(); }
+
+absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
+  const Device d = s.device();
+  const int index = s.index();
+  std::atomic<VmStream*>* slot = nullptr;
+  if (d.is_cpu()) {
+    if (index < 0 || index >= options_.cpu_streams) {
+      return absl::InvalidArgumentError(base::Cat("stream index ", index, " on cpu is out of range: ",
+                                                     "VmOptions::cpu_streams is ", options_.cpu_streams));
+    }
+    slot = &cpu_streams_[index];
+  } else {
+    if (d.index() < 0 || d.index() >= kMaxCudaDevices || d.index() >= CudaDeviceCount()) {
+      return absl::FailedPreconditionError(base::Cat(
+          "device ", d.ToString(), " is not available: CudaDeviceCount() is ", CudaDeviceCount(),
+          CudaDeviceCount() == 0 ? " (no CUDA driver or GPU, or eagervm was built without CUDA)" : ""));
+    }
+    if (index < 0 || index >= kMaxStreamsPerDevice) {
+      return absl::InvalidArgumentError(base::Cat("stream index ", index, " on ", d.ToString(),
+                                                     " is out of range [0, ", kMaxStreamsPerDevice, ")"));
+    }
+    slot = &cuda_streams_[d.index()][index];
+  }
+  if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
+
+  std::lock_guard<std::mutex> lock(streams_mu_);
+  if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
+  if (shut_down()) return absl::FailedPreconditionError("the eagervm VM has been shut down");
+  std::unique_ptr<StreamPolicy> policy;
+  if (d.is_cpu()) {
+    policy = std::make_unique<device::CpuStreamPolicy>(
+        std::make_unique<memory::SystemAllocator>(d, options_.cpu_memory_limit),
+        options_.synchronous || options_.compute_on_scheduler_thread);
+  } else {
+    StreamPolicyFactory factory;
+    {
+      std::lock_guard<std::mutex> flock(factory_mu);
+      factory = Factory(d.type());
+    }
+    if (!factory) {
+      return absl::FailedPreconditionError(
+          base::Cat("device ", d.ToString(), " has no stream backend in this build"));
+    }
+    absl::StatusOr<std::unique_ptr<StreamPolicy>> p = factory(s, options_);
+    if (!p.ok()) return p.status();
+    policy = std::move(p).value();
+  }
+  ThreadCtx* ctx = nullptr;
+  if (!policy->OnSchedulerThread()) {
+    thread_ctxs_.push_back(std::make_unique<ThreadCtx>(
+        base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index), &scheduler_notifier_,
+        sync_spin_ns()));
+    ctx = thread_ctxs_.back().get();
+  }
+  owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), ctx));
+  VmStream* created = owned_streams_.back().get();
+  slot->store(created, std::memory_order_release);
+  return created;
+}
+
+absl::Status VmImpl::Receive(InstructionList* list, bool is_release) {
+  if (list->empty()) return absl::OkStatus();
+  if (!is_release && !options_.synchronous && !base::OnVmThread() &&
+      counters_.in_flight() >= options_.max_in_flight) {
+    absl::Status s = WaitForBackpressure();
+    if (!s.ok()) return s;
+  }
+  absl::Status s = AppendPending(list);
+  if (!s.ok()) return s;
+  if (options_.synchronous) DrainOnThisThread();
+  return absl::OkStatus();
+}
+
+absl::Status VmImpl::AppendPending(InstructionList* list) {
+  const size_t n = list->size;
+  bool was_empty;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    if (!accepting_) {
+      // Discard: nothing will ever run them.
+      while (!list->empty()) InstructionPool::Recycle(list->PopFront());
+      return absl::FailedPreconditionError(
+          "the eagervm VM has been shut down; no more work is accepted");
+    }
+    for (Instruction* i = list->head; i != nullptr; i = i->next) i->set_state(InstrState::kPending);
+    was_empty = pending_.empty();
+    pending_.Splice(list);
+    counters_.pending_depth.store(static_cast<int64_t>(pending_.size), std::memory_order_relaxed);
+    VmCounters::Bump(counters_.received, n);
+  }
+  counters_.NotePeak(counters_.in_flight());
+  if (was_empty && !options_.synchronous) scheduler_notifier_.Notify();
+  return absl::OkStatus();
+}
+
+absl::Status VmImpl::WaitForBackpressure() {
+  VmCounters::Bump(counters_.backpressure_waits);
+  const int64_t low = options_.max_in_flight / 2;
+  std::unique_lock<std::mutex> lock(bp_mu_);
+  bp_waiters_.fetch_add(1, std::memory_order_seq_cst);
+  bp_cv_.wait(lock, [&] { return counters_.in_flight() <= low || shut_down(); });
+  bp_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  return absl::OkStatus();
+}
+
+bool VmImpl::SchedulePass() {
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    incoming_.Splice(&pending_);
+    counters_.pending_depth.store(0, std::memory_order_relaxed);
+  }
+  const bool progress = engine_.Schedule(&incoming_);
+  if (bp_waiters_.load(std::memory_order_seq_cst) > 0 &&
+      counters_.in_flight() <= options_.max_in_flight / 2) {
+    std::lock_guard<std::mutex> lock(bp_mu_);
+    bp_cv_.notify_all();
+  }
+  return progress;
+}
+
+void VmImpl::SchedulerLoop() {
+  base::SetCurrentThreadRole(base::ThreadRole::kScheduler);
+  pthread_setname_np(pthread_self(), "evm-scheduler");
+  for (;;) {
+    bool parked = false;
+    const bool open = scheduler_notifier_.Wait(sync_spin_ns(), &parked);
+    if (parked) VmCounters::Bump(counters_.scheduler_wakeups);
+    while (SchedulePass()) {
+    }
+    if (!open) {
+      // Closed after the drain barrier: finish whatever is still lively.
+      for (;;) {
+        const bool progress = SchedulePass();
+        if (!progress && engine_.Empty()) break;
+        if (!progress) std::this_thread::yield();
+      }
+      return;
+    }
+  }
+}
+
+void VmImpl::DrainOnThisThread() {
+  thread_local bool draining = false;
+  if (draining) return;  // a kernel dropped a tensor: the running drain picks it up
+  std::lock_guard<std::mutex> lock(engine_mu_);
+  draining = true;
+  {
+    base::ScopedThreadRole role(base::ThreadRole::kScheduler);
+    while (SchedulePass()) {
+    }
+  }
+  draining = false;
+}
+
+absl::Status VmImpl::CheckMayBlock(const char* what) const {
+  if (base::OnVmThread()) {
+    return absl::FailedPreconditionError(base::Cat(
+        what, " was called on an eagervm VM thread (inside a kernel or callback); it would wait "
+              "for itself. Blocking calls are for user threads only"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VmImpl::WaitAll() {
+  absl::Status s = CheckMayBlock("Sync()");
+  if (!s.ok()) return s;
+  base::SyncWaiter waiter;
+  Instruction* b = InstructionPool::Acquire();
+  b->Emplace<BarrierPolicy>([&waiter] { waiter.Signal(); });
+  InstructionList list;
+  list.PushBack(b);
+  s = Receive(&list);
+  if (!s.ok()) return s;
+  waiter.Wait(sync_spin_ns());
+  return absl::OkStatus();
+}
+
+absl::Status VmImpl::Sync() {
+  absl::Status s = WaitAll();
+  if (!s.ok()) return s;
+  std::deque<ErrorPtr> errors;
+  {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    errors.swap(unreported_);
+  }
+  ErrorPtr first;
+  int more = 0;
+  for (const ErrorPtr& e : errors) {
+    if (!e->MarkReported()) continue;
+    if (first == nullptr) first = e; else ++more;
+  }
+  if (first == nullptr) return absl::OkStatus();
+  if (more == 0) return first->status;
+  return absl::Status(first->status.code(),
+                      base::Cat(first->status.message(), " (and ", more,
+                                   " more error(s) since the last sync)"));
+}
+
+void VmImpl::RecordError(const ErrorPtr& e) {
+  VmCounters::Bump(counters_.failed);
+  std::lock_guard<std::mutex> lock(error_mu_);
+  unreported_.push_back(e);
+}
+
+void VmImpl::ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const {
+  std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(streams_mu_));
+  for (const auto& s : owned_streams_) fn(s->allocator());
+}
+
+VmStats VmImpl::GetStats() const {
+  VmStats s;
+  const VmCounters& c = counters_;
+  s.received = c.received.load(std::memory_order_relaxed);
+  s.dispatched = c.dispatched.load(std::memory_order_relaxed);
+  s.finished = c.finished.load(std::memory_order_relaxed);
+  s.failed = c.failed.load(std::memory_order_relaxed);
+  s.fused = c.fused.load(std::memory_order_relaxed);
+  s.barriers = c.barriers.load(std::memory_order_relaxed);
+  s.scheduler_wakeups = c.scheduler_wakeups.load(std::memory_order_relaxed);
+  s.in_flight = c.in_flight();
+  s.peak_in_flight = c.peak_in_flight.load(std::memory_order_relaxed);
+  s.pending_depth = c.pending_depth.load(std::memory_order_relaxed);
+  s.ready_depth = c.ready_depth.load(std::memory_order_relaxed);
+  s.running_depth = c.running_depth.load(std::memory_order_relaxed);
+  s.backpressure_waits = c.backpressure_waits.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(streams_mu_));
+    for (const auto& t : thread_ctxs_) s.worker_wakeups += t->wakeups();
+    for (const auto& st : owned_streams_) {
+      MemoryStats m = st->allocator()->GetStats();
+      bool merged = false;
+      for (MemoryStats& e : s.memory) {
+        if (e.device == m.device) {
+          e.bytes_in_use += m.bytes_in_use;
+          e.peak_bytes_in_use += m.peak_bytes_in_use;
+          e.bytes_reserved += m.bytes_reserved;
+          e.system_allocs += m.system_allocs;
+          e.cache_hits += m.cache_hits;
+          e.cache_misses += m.cache_misses;
+          e.oom_recoveries += m.oom_recoveries;
+          merged = true;
+        }
+      }
+      if (!merged) s.memory.push_back(m);
+    }
+  }
+  return s;
+}
+
+absl::Status VmImpl::Shutdown() {
+  std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
+  if (shut_down()) return absl::OkStatus();
+  absl::Status s = CheckMayBlock("VirtualMachine::Shutdown()");
+  if (!s.ok()) return s;
+  // Drain everything received so far, then stop accepting.
+  s = WaitAll();
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    accepting_ = false;
+  }
+  shut_down_.store(true, std::memory_order_release);
+  if (scheduler_.joinable()) {
+    scheduler_notifier_.Close();
+    scheduler_.join();
+  }
+  {
+    std::lock_guard<std::mutex> lock(bp_mu_);
+    bp_cv_.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(streams_mu_);
+    for (auto& t : thread_ctxs_) t->Close();
+  }
+  return s;
+}
+
+}  // namespace eagervm::vm

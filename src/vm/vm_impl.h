@@ -1,0 +1,110 @@
+// VmImpl: the virtual machine behind VirtualMachine: options, streams and
+// their threads, the pending list, the scheduler thread, errors and shutdown.
+#ifndef EAGERVM_VM_VM_IMPL_H_
+#define EAGERVM_VM_VM_IMPL_H_
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/notifier.h"
+#include "eagervm/stream.h"
+#include "eagervm/virtual_machine.h"
+#include "vm/engine.h"
+#include "vm/error_record.h"
+#include "vm/instruction.h"
+#include "vm/thread_ctx.h"
+#include "vm/vm_counters.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::vm {
+
+// Creates the policy of a stream of a non-CPU device (registered by a backend).
+using StreamPolicyFactory =
+    std::function<absl::StatusOr<std::unique_ptr<StreamPolicy>>(Stream stream, const VmOptions&)>;
+void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory);
+
+class VmImpl {
+ public:
+  static constexpr int kMaxStreamsPerDevice = 64;
+  static constexpr int kMaxCudaDevices = 16;
+
+  explicit VmImpl(VmOptions options);
+  ~VmImpl();  // Shutdown()
+  VmImpl(const VmImpl&) = delete;
+  VmImpl& operator=(const VmImpl&) = delete;
+
+  const VmOptions& options() const { return options_; }
+  VmCounters& counters() { return counters_; }
+
+  // Any thread. The runtime stream for `s`, created (with its worker) on first use.
+  absl::StatusOr<VmStream*> GetStream(Stream s);
+  // Any thread. Appends `list` to the pending list (one lock) and wakes the
+  // scheduler only if the list was empty. Blocks for back-pressure unless
+  // called on a VM thread or `is_release`. FailedPrecondition after shutdown.
+  absl::Status Receive(InstructionList* list, bool is_release = false);
+
+  // Blocking waits. FailedPrecondition when called from a VM thread.
+  absl::Status CheckMayBlock(const char* what) const;
+  // Waits until every instruction received before it is released.
+  absl::Status WaitAll();
+  // WaitAll(), then the first runtime error not yet reported.
+  absl::Status Sync();
+
+  // VM threads: a compute failed with a new error.
+  void RecordError(const ErrorPtr& e);
+  int64_t sync_spin_ns() const { return options_.spin_us * 1000; }
+
+  VmStats GetStats() const;
+  void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const;
+  absl::Status Shutdown();
+  bool shut_down() const { return shut_down_.load(std::memory_order_acquire); }
+
+ private:
+  void SchedulerLoop();
+  void DrainOnThisThread();  // synchronous mode
+  bool SchedulePass();
+  absl::Status WaitForBackpressure();
+  absl::Status AppendPending(InstructionList* list);
+
+  const VmOptions options_;
+  VmCounters counters_;
+  Engine engine_{&counters_};
+  base::Notifier scheduler_notifier_;
+
+  std::mutex pending_mu_;
+  InstructionList pending_;    // guarded by pending_mu_
+  bool accepting_ = true;      // guarded by pending_mu_
+  InstructionList incoming_;   // scheduler thread only
+
+  std::mutex engine_mu_;  // synchronous mode: who drives the engine
+
+  std::mutex streams_mu_;
+  std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};
+  std::array<std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice>, kMaxCudaDevices> cuda_streams_{};
+  std::vector<std::unique_ptr<VmStream>> owned_streams_;  // guarded by streams_mu_
+  std::vector<std::unique_ptr<ThreadCtx>> thread_ctxs_;   // guarded by streams_mu_
+
+  std::mutex error_mu_;
+  std::deque<ErrorPtr> unreported_;  // guarded by error_mu_
+
+  std::mutex bp_mu_;
+  std::condition_variable bp_cv_;
+  std::atomic<int> bp_waiters_{0};
+
+  std::atomic<bool> shut_down_{false};
+  std::mutex shutdown_mu_;
+  std::thread scheduler_;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_VM_IMPL_H_

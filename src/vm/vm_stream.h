@@ -1,0 +1,39 @@
+// VmStream: the runtime side of a Stream: its policy, the thread that serves
+// it and (scheduler thread only) its running list.
+#ifndef EAGERVM_VM_VM_STREAM_H_
+#define EAGERVM_VM_VM_STREAM_H_
+
+#include <memory>
+
+#include "eagervm/stream.h"
+#include "vm/instruction.h"
+#include "vm/stream_policy.h"
+
+namespace eagervm::vm {
+
+class ThreadCtx;
+
+class VmStream {
+ public:
+  VmStream(Stream id, std::unique_ptr<StreamPolicy> policy, ThreadCtx* thread_ctx)
+      : id_(id), policy_(std::move(policy)), thread_ctx_(thread_ctx) {}
+
+  Stream id() const { return id_; }
+  StreamPolicy* policy() const { return policy_.get(); }
+  memory::Allocator* allocator() const { return policy_->allocator(); }
+  // nullptr when the stream runs on the scheduler thread.
+  ThreadCtx* thread_ctx() const { return thread_ctx_; }
+
+  // --- scheduler thread only ---
+  InstructionList running;  // dispatched, not yet released, in dispatch order
+  bool active = false;      // in the engine's active-stream list
+
+ private:
+  Stream id_;
+  std::unique_ptr<StreamPolicy> policy_;
+  ThreadCtx* thread_ctx_;
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_VM_STREAM_H_
