@@ -21,10 +21,16 @@ GlobalFreeList& Global() {
 
 std::atomic<uint64_t> next_id{1};
 
+// Set when this thread's cache has been destroyed. Thread-local destructors of
+// the main thread run before atexit handlers (where the VM drains), so the
+// pool must keep working without the cache: it falls back to the global list.
+thread_local bool cache_destroyed = false;
+
 struct LocalCache {
   std::vector<Instruction*> acquire;  // ready to hand out
   std::vector<Instruction*> recycle;  // to give back in batches
   ~LocalCache() {
+    cache_destroyed = true;
     GlobalFreeList& g = Global();
     std::lock_guard<std::mutex> lock(g.mu);
     g.free.insert(g.free.end(), acquire.begin(), acquire.end());
@@ -33,9 +39,34 @@ struct LocalCache {
 };
 thread_local LocalCache cache;
 
+Instruction* AcquireUncached() {
+  GlobalFreeList& g = Global();
+  std::lock_guard<std::mutex> lock(g.mu);
+  if (g.free.empty()) return new Instruction();
+  Instruction* i = g.free.back();
+  g.free.pop_back();
+  return i;
+}
+
 }  // namespace
 
+void InstructionPool::Reset(Instruction* i) {
+  i->id_ = next_id.fetch_add(1, std::memory_order_relaxed);
+  i->state_ = InstrState::kBuilding;
+  i->done_.store(false, std::memory_order_relaxed);
+  i->stream_ = nullptr;
+  i->next = i->lively_prev = i->lively_next = nullptr;
+  i->in_degree = 0;
+  i->on_dispatch.clear();
+  i->on_release.clear();
+}
+
 Instruction* InstructionPool::Acquire() {
+  if (cache_destroyed) {
+    Instruction* i = AcquireUncached();
+    Reset(i);
+    return i;
+  }
   LocalCache& c = cache;
   if (c.acquire.empty()) {
     if (!c.recycle.empty()) {
@@ -55,14 +86,7 @@ Instruction* InstructionPool::Acquire() {
     i = c.acquire.back();
     c.acquire.pop_back();
   }
-  i->id_ = next_id.fetch_add(1, std::memory_order_relaxed);
-  i->state_ = InstrState::kBuilding;
-  i->done_.store(false, std::memory_order_relaxed);
-  i->stream_ = nullptr;
-  i->next = i->lively_prev = i->lively_next = nullptr;
-  i->in_degree = 0;
-  i->on_dispatch.clear();
-  i->on_release.clear();
+  Reset(i);
   return i;
 }
 
@@ -70,6 +94,12 @@ void InstructionPool::Recycle(Instruction* instr) {
   instr->DestroyPolicy();
   instr->id_ = 0;
   instr->state_ = InstrState::kFree;
+  if (cache_destroyed) {
+    GlobalFreeList& g = Global();
+    std::lock_guard<std::mutex> lock(g.mu);
+    g.free.push_back(instr);
+    return;
+  }
   LocalCache& c = cache;
   c.recycle.push_back(instr);
   if (c.recycle.size() >= 2 * kBatch) {

@@ -18,6 +18,9 @@ class InstructionPool {
   static Instruction* Acquire();
   // Destroys the policy and returns the instruction; its id goes stale.
   static void Recycle(Instruction* instr);
+
+ private:
+  static void Reset(Instruction* instr);
 };
 
 }  // namespace eagervm::vm
