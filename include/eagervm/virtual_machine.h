@@ -23,14 +23,25 @@ struct VmOptions {
   // Deterministic mode for tests and debugging: no VM threads at all; every
   // submission is scheduled and computed on the submitting thread before it returns.
   bool synchronous = false;
+  // Limit of bytes of live tensors per CUDA device (all its streams); 0 =
+  // unlimited (the device's memory). Allocations past it fail with
+  // ResourceExhausted. EAGERVM_CUDA_MEMORY_LIMIT (bytes).
+  int64_t cuda_memory_limit = 0;
   // Back-pressure: a submitting thread blocks while more than this many
   // instructions are in flight, until the VM drains to half of it.
   int64_t max_in_flight = 1 << 16;
   // How long VM threads spin for more work after finishing some, before they
   // park (a park/wake costs ~20-40 us). 0 parks at once.
   int64_t spin_us = 100;
-  // Per-device limit of bytes the CPU allocator may hold; 0 = unlimited.
+  // Limit of bytes the CPU device's allocators may hold from the system
+  // (in use + cached), shared by all CPU streams; 0 = unlimited.
+  // EAGERVM_CPU_MEMORY_LIMIT accepts suffixes: 64MiB, 1.5GiB, 512k.
   int64_t cpu_memory_limit = 0;
+  // Out of memory: after shrinking every cache of the device, an allocation
+  // waits up to this long for other streams to free memory before it fails
+  // with ResourceExhausted (docs/memory.md). Ignored (0) when no other VM
+  // thread can free memory concurrently (synchronous, compute_on_scheduler_thread).
+  int64_t oom_wait_ms = 250;
 
   // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
   static VmOptions FromEnv();
@@ -44,7 +55,8 @@ struct MemoryStats {
   int64_t system_allocs = 0;
   int64_t cache_hits = 0;
   int64_t cache_misses = 0;
-  int64_t oom_recoveries = 0;
+  int64_t oom_recoveries = 0;  // allocations that failed at first and succeeded after recovery
+  int64_t oom_failures = 0;    // allocations that still failed after recovery
 };
 
 // A snapshot of the VM's counters (each read relaxed; not one atomic cut).

@@ -11,6 +11,8 @@
 
 namespace eagervm::memory {
 
+class DeviceMemoryBudget;
+
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -21,7 +23,12 @@ class Allocator {
   virtual void Deallocate(void* ptr, size_t bytes) = 0;
   // Returns cached, fully free memory to the system. Thread-safe.
   virtual void Shrink() {}
+  // Thread-safe. This allocator's own counters; when it shares a device
+  // budget, device-wide in-use/peak/reserved come from budget() (see
+  // StatsByDevice in memory/memory_stats.h).
   virtual MemoryStats GetStats() const = 0;
+  // The device budget this allocator draws from, or nullptr if it has none.
+  virtual const DeviceMemoryBudget* budget() const { return nullptr; }
 };
 
 }  // namespace eagervm::memory

@@ -1,6 +1,7 @@
 // Tensor::To: copies between devices (and a plain copy on one device).
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
+#include "device/device_copy.h"
 #include "ops/builtin.h"
 #include "ops/op_call_builder.h"
 #include "vm/tensor_impl.h"
@@ -11,9 +12,12 @@ Tensor Tensor::To(Device device) const {
   absl::Status s = internal::CheckTensor(*this, "To", "self");
   if (!s.ok()) return Error(s);
   if (device != this->device()) {
-    return Error(absl::UnimplementedError(base::Cat("To: copies from ", this->device().ToString(),
-                                                       " to ", device.ToString(),
-                                                       " need the CUDA backend")));
+    TensorMeta m = meta();
+    m.device = device;
+    Tensor out = internal::NewTensor(m);
+    s = device::CrossDeviceCopy(out, *this, "To");
+    if (!s.ok()) return Error(s);
+    return out;
   }
   Tensor out = internal::NewTensor(meta());
   s = internal::Run(EAGERVM_BUILTIN_OP("Copy"), dtype(), {this}, {&out});

@@ -3,6 +3,7 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "eagervm/status_macros.h"
+#include "device/device_copy.h"
 #include "ops/builtin.h"
 #include "ops/op_call_builder.h"
 #include "ops/op_checks.h"
@@ -29,11 +30,7 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
                                                    dst.shape().ToString(), " but src is ",
                                                    ToString(src.dtype()), " ", src.shape().ToString()));
   }
-  if (dst.device() != src.device()) {
-    return absl::UnimplementedError(base::Cat("CopyInto: copies between ", src.device().ToString(),
-                                                 " and ", dst.device().ToString(),
-                                                 " need the CUDA backend"));
-  }
+  if (dst.device() != src.device()) return device::CrossDeviceCopy(dst, src, "CopyInto");
   return internal::Run(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &src}, {});
 }
 

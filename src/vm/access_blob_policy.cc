@@ -25,8 +25,12 @@ void AccessBlobPolicy::Compute(VmStream* stream) {
       return;
     }
   }
+  Deliver(nullptr, static_cast<char*>(blob_->data()) + offset_, bytes_);
+}
+
+void AccessBlobPolicy::Deliver(const ErrorPtr& error, void* data, size_t bytes) {
   try {
-    cb_(nullptr, static_cast<char*>(blob_->data()) + offset_, bytes_);
+    cb_(error, data, bytes);
   } catch (...) {
     // A throwing user callback must not take the VM thread down; the error is
     // not attributable to a tensor, so it is dropped here (documented).

@@ -29,6 +29,15 @@ class AccessBlobPolicy final : public InstructionPolicy {
   void GetAccesses(AccessList* out) const override { out->push_back({blob_.get(), write_}); }
   void Compute(VmStream* stream) override;
 
+  // For stream policies that must stage the bytes through host-visible
+  // memory (CUDA): what is accessed, and how to hand the callback the staged
+  // bytes (or an error) instead of Compute().
+  const std::shared_ptr<BlobObject>& blob() const { return blob_; }
+  size_t offset() const { return offset_; }
+  size_t bytes() const { return bytes_; }
+  bool write() const { return write_; }
+  void Deliver(const ErrorPtr& error, void* data, size_t bytes);
+
  private:
   std::shared_ptr<BlobObject> blob_;
   size_t offset_;

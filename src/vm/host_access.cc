@@ -30,7 +30,10 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   vm::ErrorPtr error;
   vm::Instruction* instr = vm::InstructionPool::Acquire();
   instr->Emplace<vm::AccessBlobPolicy>(
-      impl.shared_blob(), static_cast<size_t>(impl.offset), t.nbytes(), /*write=*/false,
+      // No bytes when nothing is copied out (Wait): a device tensor then
+      // needs no staging copy, only its completion.
+      impl.shared_blob(), static_cast<size_t>(impl.offset), dst != nullptr ? t.nbytes() : 0,
+      /*write=*/false,
       [&](const vm::ErrorPtr& e, void* data, size_t n) {
         if (e != nullptr) {
           error = e;

@@ -32,6 +32,7 @@ absl::Status ValidateOptions(const VmOptions& o) {
   if (o.cpu_memory_limit < 0) {
     return absl::InvalidArgumentError("VmOptions::cpu_memory_limit must be >= 0 (0 = unlimited)");
   }
+  if (o.oom_wait_ms < 0) return absl::InvalidArgumentError("VmOptions::oom_wait_ms must be >= 0");
   return absl::OkStatus();
 }
 
@@ -95,7 +96,8 @@ std::string VmStats::ToString() const {
     s += base::Cat(" ", m.device.ToString(), "{in_use=", m.bytes_in_use,
                     " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,
                     " system_allocs=", m.system_allocs, " hits=", m.cache_hits,
-                    " misses=", m.cache_misses, " oom_recoveries=", m.oom_recoveries, "}");
+                    " misses=", m.cache_misses, " oom_recoveries=", m.oom_recoveries,
+                    " oom_failures=", m.oom_failures, "}");
   }
   return s + "}";
 }
@@ -105,7 +107,8 @@ std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
   return os << "VmOptions{cpu_streams=" << o.cpu_streams
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
             << " synchronous=" << o.synchronous << " max_in_flight=" << o.max_in_flight
-            << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit << "}";
+            << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
+            << " oom_wait_ms=" << o.oom_wait_ms << "}";
 }
 
 }  // namespace eagervm

@@ -6,9 +6,16 @@
 #include "base/sync_waiter.h"
 #include "base/thread_role.h"
 #include "device/cpu/cpu_stream_policy.h"
-#include "memory/system_allocator.h"
+#include "memory/caching_allocator.h"
+#include "memory/memory_stats.h"
 #include "vm/barrier_policy.h"
 #include "vm/instruction_pool.h"
+
+#ifdef EAGERVM_WITH_CUDA
+namespace eagervm::device::cuda {
+void RegisterCudaBackend();  // src/device/cuda/cuda_backend.cc
+}
+#endif
 
 namespace eagervm::vm {
 namespace {
@@ -26,7 +33,13 @@ void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory) {
   Factory(type) = std::move(factory);
 }
 
-VmImpl::VmImpl(VmOptions options) : options_(std::move(options)) {
+VmImpl::VmImpl(VmOptions options)
+    : options_(std::move(options)),
+      cpu_budget_(std::make_shared<memory::DeviceMemoryBudget>(Device::Cpu(),
+                                                               options_.cpu_memory_limit)) {
+#ifdef EAGERVM_WITH_CUDA
+  device::cuda::RegisterCudaBackend();  // explicit: no static initialiser to drop
+#endif
   if (!options_.synchronous) {
     scheduler_ = std::thread([this] { SchedulerLoop(); });
   }
@@ -63,9 +76,14 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
   if (shut_down()) return absl::FailedPreconditionError("the eagervm VM has been shut down");
   std::unique_ptr<StreamPolicy> policy;
   if (d.is_cpu()) {
+    const bool inline_compute = options_.synchronous || options_.compute_on_scheduler_thread;
+    memory::CachingAllocatorOptions alloc_options;
+    // Inline compute: no other VM thread can free memory while this one waits.
+    alloc_options.oom_wait = std::chrono::milliseconds(inline_compute ? 0 : options_.oom_wait_ms);
     policy = std::make_unique<device::CpuStreamPolicy>(
-        std::make_unique<memory::SystemAllocator>(d, options_.cpu_memory_limit),
-        options_.synchronous || options_.compute_on_scheduler_thread);
+        std::make_unique<memory::CachingAllocator>(cpu_budget_, memory::DefaultHostBackend(),
+                                                   alloc_options),
+        inline_compute);
   } else {
     StreamPolicyFactory factory;
     {
@@ -261,23 +279,9 @@ VmStats VmImpl::GetStats() const {
   {
     std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(streams_mu_));
     for (const auto& t : thread_ctxs_) s.worker_wakeups += t->wakeups();
-    for (const auto& st : owned_streams_) {
-      MemoryStats m = st->allocator()->GetStats();
-      bool merged = false;
-      for (MemoryStats& e : s.memory) {
-        if (e.device == m.device) {
-          e.bytes_in_use += m.bytes_in_use;
-          e.peak_bytes_in_use += m.peak_bytes_in_use;
-          e.bytes_reserved += m.bytes_reserved;
-          e.system_allocs += m.system_allocs;
-          e.cache_hits += m.cache_hits;
-          e.cache_misses += m.cache_misses;
-          e.oom_recoveries += m.oom_recoveries;
-          merged = true;
-        }
-      }
-      if (!merged) s.memory.push_back(m);
-    }
+    std::vector<const memory::Allocator*> allocators;
+    for (const auto& st : owned_streams_) allocators.push_back(st->allocator());
+    s.memory = memory::StatsByDevice(allocators);
   }
   return s;
 }

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/notifier.h"
+#include "memory/device_memory_budget.h"
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
 #include "vm/engine.h"
@@ -62,6 +63,9 @@ class VmImpl {
   // VM threads: a compute failed with a new error.
   void RecordError(const ErrorPtr& e);
   int64_t sync_spin_ns() const { return options_.spin_us * 1000; }
+  // Backends whose completions nobody reports (CUDA events) notify this to
+  // make the scheduler run a pass.
+  base::Notifier* scheduler_notifier() { return &scheduler_notifier_; }
 
   VmStats GetStats() const;
   void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const;
@@ -86,6 +90,9 @@ class VmImpl {
   InstructionList incoming_;   // scheduler thread only
 
   std::mutex engine_mu_;  // synchronous mode: who drives the engine
+
+  // The CPU device's memory, shared by the allocators of all CPU streams.
+  std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget_;
 
   std::mutex streams_mu_;
   std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};

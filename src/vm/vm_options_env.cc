@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "base/byte_size.h"
 #include "eagervm/virtual_machine.h"
 
 namespace eagervm {
@@ -26,7 +27,14 @@ VmOptions VmOptions::FromEnv() {
   if (ReadInt("EAGERVM_SYNCHRONOUS", &v)) o.synchronous = v != 0;
   if (ReadInt("EAGERVM_MAX_IN_FLIGHT", &v)) o.max_in_flight = v;
   if (ReadInt("EAGERVM_SPIN_US", &v)) o.spin_us = v;
-  if (ReadInt("EAGERVM_CPU_MEMORY_LIMIT", &v)) o.cpu_memory_limit = v;
+  if (ReadInt("EAGERVM_CUDA_MEMORY_LIMIT", &v)) o.cuda_memory_limit = v;
+  if (const char* limit = std::getenv("EAGERVM_CPU_MEMORY_LIMIT"); limit != nullptr && *limit) {
+    // Bytes, or with a unit: 64MiB, 1.5GiB (base::ParseByteSize). A bad value keeps the default.
+    if (absl::StatusOr<int64_t> bytes = base::ParseByteSize(limit); bytes.ok()) {
+      o.cpu_memory_limit = *bytes;
+    }
+  }
+  if (ReadInt("EAGERVM_OOM_WAIT_MS", &v)) o.oom_wait_ms = v;
   return o;
 }
 
