@@ -20,8 +20,12 @@ EAGERVM_EXPORT Tensor Sub(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Mul(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Div(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Maximum(const Tensor& a, const Tensor& b);
+// Tensor-scalar ops: the scalar is converted to x's dtype and must be exactly
+// representable there (an int32 tensor * 2.5 is InvalidArgument, not "* 2").
 EAGERVM_EXPORT Tensor AddScalar(const Tensor& x, Scalar s);
+EAGERVM_EXPORT Tensor SubScalar(const Tensor& x, Scalar s);
 EAGERVM_EXPORT Tensor MulScalar(const Tensor& x, Scalar s);
+EAGERVM_EXPORT Tensor DivScalar(const Tensor& x, Scalar s);  // integer x / 0: InvalidArgument
 
 // Unary elementwise ops.
 EAGERVM_EXPORT Tensor Relu(const Tensor& x);

@@ -1,24 +1,39 @@
-// Out-of-place binary ops.
+// Binary elementwise ops with numpy broadcasting, and their operators.
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
 #include "ops/op_call_builder.h"
 #include "ops/op_checks.h"
-#include "vm/tensor_impl.h"
+#include "ops/op_util.h"
 
 namespace eagervm::ops {
+namespace {
 
-Tensor Add(const Tensor& a, const Tensor& b) {
-  absl::Status s = internal::CheckSameMeta(a, b, "Add");
-  if (s.ok()) s = internal::CheckNumeric(a, "Add");
-  if (!s.ok()) return Tensor::Error(s);
-  Tensor out = internal::NewTensor(a.meta());
-  s = internal::Run(EAGERVM_BUILTIN_OP("Add"), a.dtype(), {&a, &b}, {&out});
-  if (!s.ok()) return Tensor::Error(s);
-  return out;
+Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
+  absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
+  if (s.ok()) s = internal::CheckNumeric(a, def.name);
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
+  if (!shape.ok()) return Tensor::Error(shape.status());
+  return internal::RunWithOutput(def, a.dtype(), TensorMeta{*shape, a.dtype(), a.device()},
+                                 {&a, &b});
+}
+
+}  // namespace
+
+Tensor Add(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Add"), a, b); }
+Tensor Sub(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Sub"), a, b); }
+Tensor Mul(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Mul"), a, b); }
+Tensor Div(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Div"), a, b); }
+Tensor Maximum(const Tensor& a, const Tensor& b) {
+  return Binary(EAGERVM_BUILTIN_OP("Maximum"), a, b);
 }
 
 }  // namespace eagervm::ops
 
 namespace eagervm {
 Tensor operator+(const Tensor& a, const Tensor& b) { return ops::Add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return ops::Sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return ops::Mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return ops::Div(a, b); }
+Tensor operator-(const Tensor& a) { return ops::Neg(a); }
 }  // namespace eagervm

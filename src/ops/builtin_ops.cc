@@ -5,7 +5,19 @@
 
 namespace eagervm::kernels {
 void RegisterBasicCpuKernels(internal::OpRegistry& r);
+void RegisterBinaryCpuKernels(internal::OpRegistry& r);
+void RegisterUnaryCpuKernels(internal::OpRegistry& r);
+void RegisterReduceCpuKernels(internal::OpRegistry& r);
+void RegisterMatMulCpuKernels(internal::OpRegistry& r);
+void RegisterCastCpuKernels(internal::OpRegistry& r);
+void RegisterRandomCpuKernels(internal::OpRegistry& r);
 }
+
+#ifdef EAGERVM_WITH_CUDA
+namespace eagervm::kernels::cuda_impl {
+void RegisterCudaKernels(internal::OpRegistry& r);  // src/kernels/cuda/math_kernels.cc
+}
+#endif
 
 namespace eagervm::internal {
 namespace {
@@ -26,7 +38,22 @@ void RegisterBuiltinOps(OpRegistry& r) {
   Define(r, "Add");
   Define(r, "AddInplace", {0});
   Define(r, "MulScalarInplace", {0});
+  // The op library (docs/ops.md).
+  for (const char* name : {"Sub", "Mul", "Div", "Maximum", "AddScalar", "SubScalar", "MulScalar",
+                           "DivScalar", "Relu", "Neg", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt",
+                           "MatMul", "Transpose", "Sum", "Mean", "Max", "Cast", "RandomNormal"}) {
+    Define(r, name);
+  }
   kernels::RegisterBasicCpuKernels(r);
+#ifdef EAGERVM_WITH_CUDA
+  kernels::cuda_impl::RegisterCudaKernels(r);
+#endif
+  kernels::RegisterBinaryCpuKernels(r);
+  kernels::RegisterUnaryCpuKernels(r);
+  kernels::RegisterReduceCpuKernels(r);
+  kernels::RegisterMatMulCpuKernels(r);
+  kernels::RegisterCastCpuKernels(r);
+  kernels::RegisterRandomCpuKernels(r);
 }
 
 }  // namespace eagervm::internal

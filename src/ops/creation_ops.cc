@@ -7,6 +7,7 @@
 #include "eagervm/tensor.h"
 #include "ops/builtin.h"
 #include "ops/op_call_builder.h"
+#include "ops/op_util.h"
 #include "vm/access_blob_policy.h"
 #include "vm/blob_object.h"
 #include "vm/instruction_pool.h"
@@ -78,6 +79,7 @@ Tensor FromBlob(void* data, Shape shape, DType dtype, std::function<void(void*)>
 
 Tensor Full(Shape shape, Scalar value, DType dtype, Device device) {
   absl::Status s = CheckShape(shape, "Full");
+  if (s.ok()) s = internal::CheckScalarFits(value, dtype, "Full");
   if (!s.ok()) return Tensor::Error(s);
   Tensor out = internal::NewTensor(TensorMeta{shape, dtype, device});
   s = internal::Run(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, {&out}, {value});

@@ -7,18 +7,28 @@
 #include "ops/builtin.h"
 #include "ops/op_call_builder.h"
 #include "ops/op_checks.h"
+#include "ops/op_util.h"
 
 namespace eagervm::ops {
 
 absl::Status AddInplace(const Tensor& self, const Tensor& other) {
-  EAGERVM_RETURN_IF_ERROR(internal::CheckSameMeta(self, other, "AddInplace"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckSameDeviceAndDType(self, other, "AddInplace"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "AddInplace"));
+  // `other` broadcasts to self's shape; self itself never grows.
+  absl::StatusOr<Shape> shape = internal::BroadcastShapes(self.shape(), other.shape(), "AddInplace");
+  if (!shape.ok()) return shape.status();
+  if (*shape != self.shape()) {
+    return absl::InvalidArgumentError(base::Cat("AddInplace: cannot broadcast other ",
+                                                other.shape(), " into self ", self.shape(),
+                                                " (the result would be ", *shape, ")"));
+  }
   return internal::Run(EAGERVM_BUILTIN_OP("AddInplace"), self.dtype(), {&self, &other}, {});
 }
 
 absl::Status MulScalarInplace(const Tensor& self, Scalar s) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "MulScalarInplace", "self"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "MulScalarInplace"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(s, self.dtype(), "MulScalarInplace"));
   return internal::Run(EAGERVM_BUILTIN_OP("MulScalarInplace"), self.dtype(), {&self}, {}, {s});
 }
 
@@ -36,6 +46,7 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
 
 absl::Status FillInplace(const Tensor& self, Scalar value) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "FillInplace", "self"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(value, self.dtype(), "FillInplace"));
   return internal::Run(EAGERVM_BUILTIN_OP("FillInplace"), self.dtype(), {&self}, {}, {value});
 }
 

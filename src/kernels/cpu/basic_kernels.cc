@@ -1,5 +1,5 @@
-// Fill, copy and same-shape elementwise kernels: the minimal set the core VM
-// is tested with. Contiguous loops the compiler vectorises.
+// Fill and copy kernels (every dtype). The arithmetic lives in
+// binary_kernels.cc, unary_kernels.cc and friends.
 #include <cstring>
 
 #include "kernels/cpu/kernel_util.h"
@@ -47,40 +47,6 @@ struct CopyInto {  // self = other
   }
 };
 
-template <typename T>
-struct AddInplace {  // self += other (same shape)
-  static absl::Status Run(KernelContext& ctx) {
-    T* self = ctx.mutable_input<T>(0);
-    const T* other = ctx.input<T>(1);
-    const int64_t n = ctx.input_meta(0).shape.numel();
-    for (int64_t i = 0; i < n; ++i) self[i] += other[i];
-    return absl::OkStatus();
-  }
-};
-
-template <typename T>
-struct Add {  // out = a + b (same shape; broadcasting lives in the binary-op kernels)
-  static absl::Status Run(KernelContext& ctx) {
-    const T* a = ctx.input<T>(0);
-    const T* b = ctx.input<T>(1);
-    T* out = ctx.output<T>(0);
-    const int64_t n = ctx.output_meta(0).shape.numel();
-    for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
-    return absl::OkStatus();
-  }
-};
-
-template <typename T>
-struct MulScalarInplace {  // self *= scalar(0)
-  static absl::Status Run(KernelContext& ctx) {
-    T* self = ctx.mutable_input<T>(0);
-    const T s = ctx.scalar(0).to<T>();
-    const int64_t n = ctx.input_meta(0).shape.numel();
-    for (int64_t i = 0; i < n; ++i) self[i] *= s;
-    return absl::OkStatus();
-  }
-};
-
 }  // namespace
 
 void RegisterBasicCpuKernels(internal::OpRegistry& r) {
@@ -88,9 +54,6 @@ void RegisterBasicCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<FillInplace>(r, "FillInplace", kAllTypes);
   RegisterCpu<Copy>(r, "Copy", kAllTypes);
   RegisterCpu<CopyInto>(r, "CopyInto", kAllTypes);
-  RegisterCpu<AddInplace>(r, "AddInplace", kNumericTypes);
-  RegisterCpu<Add>(r, "Add", kNumericTypes);
-  RegisterCpu<MulScalarInplace>(r, "MulScalarInplace", kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

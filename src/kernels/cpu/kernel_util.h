@@ -31,6 +31,7 @@ void RegisterCpu(internal::OpRegistry& r, std::string_view op, std::initializer_
 
 inline constexpr std::initializer_list<DType> kNumericTypes = {DType::kInt32, DType::kInt64,
                                                                DType::kFloat32, DType::kFloat64};
+inline constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat64};
 inline constexpr std::initializer_list<DType> kAllTypes = {
     DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64};
 

@@ -1,0 +1,64 @@
+// Cast between every pair of dtypes. Registered per input dtype; the output's
+// dtype picks the inner loop. Conversions are total (no undefined behaviour):
+//   to bool: x != 0 (NaN is true, as in C++ and numpy);
+//   from bool: 0 or 1;
+//   float to integer: truncates toward zero, saturates at the integer's range,
+//   and NaN becomes 0 (C++ leaves out-of-range conversions undefined).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/cpu/kernel_util.h"
+
+namespace eagervm::kernels {
+namespace {
+
+template <typename To, typename From>
+To Convert(From x) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return x != From{0};
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    // [lo, hi) in From: 2^(digits) is exact in floating point, max() may not be.
+    constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
+    constexpr From hi = -lo;
+    if (std::isnan(x)) return To{0};
+    if (x < lo) return std::numeric_limits<To>::min();
+    if (x >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(x);
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+template <typename To, typename From>
+void CastLoop(const From* x, To* out, int64_t n) {
+  if constexpr (std::is_same_v<To, From>) {
+    if (n > 0) std::memcpy(out, x, static_cast<size_t>(n) * sizeof(To));
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = Convert<To>(x[i]);
+  }
+}
+
+template <typename From>
+struct Cast {
+  static absl::Status Run(KernelContext& ctx) {
+    const From* x = ctx.input<From>(0);
+    void* out = ctx.raw_output(0);
+    const int64_t n = ctx.input_meta(0).shape.numel();
+    switch (ctx.output_meta(0).dtype) {
+      case DType::kBool: CastLoop(x, static_cast<bool*>(out), n); break;
+      case DType::kInt32: CastLoop(x, static_cast<int32_t*>(out), n); break;
+      case DType::kInt64: CastLoop(x, static_cast<int64_t*>(out), n); break;
+      case DType::kFloat32: CastLoop(x, static_cast<float*>(out), n); break;
+      case DType::kFloat64: CastLoop(x, static_cast<double*>(out), n); break;
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterCastCpuKernels(internal::OpRegistry& r) { RegisterCpu<Cast>(r, "Cast", kAllTypes); }
+
+}  // namespace eagervm::kernels

@@ -1,0 +1,99 @@
+// Scalar functions of the elementwise kernels and the row loops that apply
+// them. Integer arithmetic wraps (two's complement) rather than being
+// undefined behaviour: results match what the hardware does, and sanitizers
+// stay quiet on random data.
+#ifndef EAGERVM_KERNELS_CPU_ELEMENTWISE_H_
+#define EAGERVM_KERNELS_CPU_ELEMENTWISE_H_
+
+#include <cstdint>
+#include <type_traits>
+
+namespace eagervm::kernels {
+
+// Integer types other than bool (kernels are instantiated for every dtype,
+// even where only some are registered, so bool must compile too).
+template <typename T>
+inline constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+template <typename T>
+inline T WrapAdd(T a, T b) {
+  if constexpr (kIsInt<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+inline T WrapSub(T a, T b) {
+  if constexpr (kIsInt<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename T>
+inline T WrapMul(T a, T b) {
+  if constexpr (kIsInt<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;  // never registered; keeps -Wint-in-bool-context quiet
+  } else {
+    return a * b;
+  }
+}
+
+struct AddOp {
+  template <typename T>
+  static T Apply(T a, T b) { return WrapAdd(a, b); }
+};
+struct SubOp {
+  template <typename T>
+  static T Apply(T a, T b) { return WrapSub(a, b); }
+};
+struct MulOp {
+  template <typename T>
+  static T Apply(T a, T b) { return WrapMul(a, b); }
+};
+// Integers: truncates toward zero; the caller rejects zero divisors first.
+// min / -1 wraps to min instead of trapping.
+struct DivOp {
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (kIsInt<T>) {
+      return b == -1 ? WrapSub(T{0}, a) : static_cast<T>(a / b);
+    } else {
+      return a / b;
+    }
+  }
+};
+// NaN-propagating, like numpy.maximum.
+struct MaxOp {
+  template <typename T>
+  static T Apply(T a, T b) { return (a > b || a != a) ? a : b; }
+};
+
+// out[i] = Op(a[i * sa], b[i * sb]) for i < n; sa and sb are 0 or 1. One
+// specialised loop per stride pattern so each is a plain vectorisable loop.
+// `out` may alias `a` (in-place ops).
+template <typename Op, typename T>
+inline void BinaryRow(T* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], b[i]);
+  } else if (sa != 0) {
+    const T y = b[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], y);
+  } else if (sb != 0) {
+    const T x = a[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(x, b[i]);
+  } else {
+    const T v = Op::Apply(a[0], b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
+}  // namespace eagervm::kernels
+
+#endif  // EAGERVM_KERNELS_CPU_ELEMENTWISE_H_

@@ -1,0 +1,126 @@
+// Reductions (Sum Mean Max) over everything or along one axis. The input is
+// seen as [outer, n, inner] with n the reduced extent; scalar(0) is the axis
+// (already normalised by the op) or -1 for "everything".
+#include <type_traits>
+
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace eagervm::kernels {
+namespace {
+
+struct Extent {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+Extent ExtentOf(const Shape& in, int64_t axis) {
+  Extent e;
+  if (axis < 0) {
+    e.n = in.numel();
+    return e;
+  }
+  for (int d = 0; d < in.size(); ++d) {
+    if (d < axis) e.outer *= in[d];
+    else if (d == axis) e.n = in[d];
+    else e.inner *= in[d];
+  }
+  return e;
+}
+
+// float32 sums accumulate in double: a loss over thousands of samples would
+// otherwise lose digits. Integers accumulate in their own type, wrapping.
+template <typename T>
+using SumAcc = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
+struct SumR {
+  template <typename T>
+  using Acc = SumAcc<T>;
+  template <typename A>
+  static A Combine(A a, A b) { return WrapAdd(a, b); }
+  template <typename T, typename A>
+  static T Finish(A acc, int64_t) { return static_cast<T>(acc); }
+};
+struct MeanR : SumR {  // float dtypes only; n == 0 gives NaN, like numpy
+  template <typename T, typename A>
+  static T Finish(A acc, int64_t n) { return static_cast<T>(acc / static_cast<A>(n)); }
+};
+struct MaxR {  // n >= 1 is checked by the op
+  template <typename T>
+  using Acc = T;
+  template <typename A>
+  static A Combine(A a, A b) { return MaxOp::Apply(a, b); }
+  template <typename T, typename A>
+  static T Finish(A acc, int64_t) { return acc; }
+};
+
+// One contiguous row; four independent accumulators break the dependence
+// chain (the order differs from a plain loop only by rounding).
+template <typename R, typename A, typename T>
+A ReduceRow(const T* x, int64_t n) {
+  if (n == 0) return A{};
+  if (n < 4) {
+    A acc = static_cast<A>(x[0]);
+    for (int64_t k = 1; k < n; ++k) acc = R::Combine(acc, static_cast<A>(x[k]));
+    return acc;
+  }
+  A l0 = x[0], l1 = x[1], l2 = x[2], l3 = x[3];
+  int64_t k = 4;
+  for (; k + 4 <= n; k += 4) {
+    l0 = R::Combine(l0, static_cast<A>(x[k]));
+    l1 = R::Combine(l1, static_cast<A>(x[k + 1]));
+    l2 = R::Combine(l2, static_cast<A>(x[k + 2]));
+    l3 = R::Combine(l3, static_cast<A>(x[k + 3]));
+  }
+  A acc = R::Combine(R::Combine(l0, l1), R::Combine(l2, l3));
+  for (; k < n; ++k) acc = R::Combine(acc, static_cast<A>(x[k]));
+  return acc;
+}
+
+template <typename R>
+struct Reduce {
+  template <typename T>
+  struct Kernel {
+    using A = typename R::template Acc<T>;
+    static absl::Status Run(KernelContext& ctx) {
+      const T* x = ctx.input<T>(0);
+      T* out = ctx.output<T>(0);
+      const Extent e = ExtentOf(ctx.input_meta(0).shape, ctx.scalar(0).to<int64_t>());
+      if (e.outer == 0 || e.inner == 0) return absl::OkStatus();  // empty output
+      if (e.inner == 1) {
+        for (int64_t o = 0; o < e.outer; ++o) {
+          out[o] = R::template Finish<T>(ReduceRow<R, A>(x + o * e.n, e.n), e.n);
+        }
+        return absl::OkStatus();
+      }
+      // Reduce whole rows of `inner` elements at a time: vectorisable loops.
+      A* acc = reinterpret_cast<A*>(out);
+      if constexpr (!std::is_same_v<A, T>) {
+        absl::StatusOr<void*> tmp = ctx.AllocateTemp(static_cast<size_t>(e.inner) * sizeof(A));
+        if (!tmp.ok()) return tmp.status();
+        acc = static_cast<A*>(*tmp);
+      }
+      for (int64_t o = 0; o < e.outer; ++o) {
+        const T* base = x + o * e.n * e.inner;
+        A* a = std::is_same_v<A, T> ? acc + o * e.inner : acc;
+        for (int64_t j = 0; j < e.inner; ++j) a[j] = e.n > 0 ? static_cast<A>(base[j]) : A{};
+        for (int64_t k = 1; k < e.n; ++k) {
+          const T* row = base + k * e.inner;
+          for (int64_t j = 0; j < e.inner; ++j) a[j] = R::Combine(a[j], static_cast<A>(row[j]));
+        }
+        T* dst = out + o * e.inner;
+        for (int64_t j = 0; j < e.inner; ++j) dst[j] = R::template Finish<T>(a[j], e.n);
+      }
+      return absl::OkStatus();
+    }
+  };
+};
+
+}  // namespace
+
+void RegisterReduceCpuKernels(internal::OpRegistry& r) {
+  RegisterCpu<Reduce<SumR>::Kernel>(r, "Sum", kNumericTypes);
+  RegisterCpu<Reduce<MeanR>::Kernel>(r, "Mean", kFloatTypes);
+  RegisterCpu<Reduce<MaxR>::Kernel>(r, "Max", kNumericTypes);
+}
+
+}  // namespace eagervm::kernels

@@ -1,0 +1,68 @@
+// Unary elementwise kernels: contiguous loops over the whole tensor. Relu and
+// Neg serve the integer dtypes too; the transcendental ones only float32/64.
+#include <cmath>
+
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace eagervm::kernels {
+namespace {
+
+struct ReluFn {  // keeps NaN (x < 0 is false for it)
+  template <typename T>
+  static T Apply(T x) { return x < T{0} ? T{0} : x; }
+};
+struct NegFn {
+  template <typename T>
+  static T Apply(T x) { return WrapSub(T{0}, x); }
+};
+struct ExpFn {
+  template <typename T>
+  static T Apply(T x) { return std::exp(x); }
+};
+struct LogFn {  // log(0) = -inf, log(x < 0) = NaN (IEEE, not an error)
+  template <typename T>
+  static T Apply(T x) { return std::log(x); }
+};
+// 1 / (1 + e^-x): exp overflows to inf for very negative x and the result is
+// then exactly 0, so no special case is needed.
+struct SigmoidFn {
+  template <typename T>
+  static T Apply(T x) { return T{1} / (T{1} + std::exp(-x)); }
+};
+struct TanhFn {
+  template <typename T>
+  static T Apply(T x) { return std::tanh(x); }
+};
+struct SqrtFn {
+  template <typename T>
+  static T Apply(T x) { return std::sqrt(x); }
+};
+
+template <typename Fn>
+struct Unary {
+  template <typename T>
+  struct Kernel {
+    static absl::Status Run(KernelContext& ctx) {
+      const T* x = ctx.input<T>(0);
+      T* out = ctx.output<T>(0);
+      const int64_t n = ctx.output_meta(0).shape.numel();
+      for (int64_t i = 0; i < n; ++i) out[i] = Fn::Apply(x[i]);
+      return absl::OkStatus();
+    }
+  };
+};
+
+}  // namespace
+
+void RegisterUnaryCpuKernels(internal::OpRegistry& r) {
+  RegisterCpu<Unary<ReluFn>::Kernel>(r, "Relu", kNumericTypes);
+  RegisterCpu<Unary<NegFn>::Kernel>(r, "Neg", kNumericTypes);
+  RegisterCpu<Unary<ExpFn>::Kernel>(r, "Exp", kFloatTypes);
+  RegisterCpu<Unary<LogFn>::Kernel>(r, "Log", kFloatTypes);
+  RegisterCpu<Unary<SigmoidFn>::Kernel>(r, "Sigmoid", kFloatTypes);
+  RegisterCpu<Unary<TanhFn>::Kernel>(r, "Tanh", kFloatTypes);
+  RegisterCpu<Unary<SqrtFn>::Kernel>(r, "Sqrt", kFloatTypes);
+}
+
+}  // namespace eagervm::kernels

@@ -1,0 +1,19 @@
+// Cast: converts between any two dtypes, always into a new tensor (also for
+// the same dtype, so writing to the result never changes the input). The
+// conversion rules (saturation, NaN, bool) are in kernels/cpu/cast_kernels.cc
+// and docs/ops.md.
+#include "eagervm/ops.h"
+#include "ops/builtin.h"
+#include "ops/op_call_builder.h"
+#include "ops/op_util.h"
+
+namespace eagervm::ops {
+
+Tensor Cast(const Tensor& x, DType dtype) {
+  absl::Status s = internal::CheckTensor(x, "Cast", "x");
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  return internal::RunWithOutput(EAGERVM_BUILTIN_OP("Cast"), x.dtype(),
+                                 TensorMeta{x.shape(), dtype, x.device()}, {&x});
+}
+
+}  // namespace eagervm::ops

@@ -1,0 +1,40 @@
+// Helpers shared by the functional ops: shape and scalar validation with
+// messages that name the op, and the "make the output, queue, return it" step.
+#ifndef EAGERVM_OPS_OP_UTIL_H_
+#define EAGERVM_OPS_OP_UTIL_H_
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "eagervm/scalar.h"
+#include "eagervm/tensor.h"
+#include "ops/op_def.h"
+
+namespace eagervm::internal {
+
+// The numpy broadcast of two shapes, or "op: cannot broadcast [2,3] with [4]".
+absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::string_view op);
+
+// float32 or float64, else "op: needs a floating-point tensor, got int32 [3]; use Cast".
+absl::Status CheckFloating(const Tensor& t, std::string_view op);
+
+// A scalar argument is converted to the tensor's dtype and must survive that
+// exactly: 2.5 or 3e9 for an int32 tensor is an error, not a silent rounding.
+// Floating dtypes accept any scalar (IEEE rounding); bool accepts 0/1/true/false.
+absl::Status CheckScalarFits(const Scalar& s, DType dtype, std::string_view op);
+std::string ScalarToString(const Scalar& s);
+
+// Normalises `axis` (negative counts from the end) against `shape`.
+absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view op);
+
+// Makes an output of `meta`, queues `def` on it, and returns it (or the error
+// tensor if queuing was refused).
+Tensor RunWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,
+                     std::initializer_list<const Tensor*> inputs,
+                     std::initializer_list<Scalar> scalars = {});
+
+}  // namespace eagervm::internal
+
+#endif  // EAGERVM_OPS_OP_UTIL_H_

@@ -1,0 +1,29 @@
+// Unary elementwise ops. Relu and Neg take any numeric dtype; the
+// transcendental ones need float32/float64 (Cast integers first).
+#include "eagervm/ops.h"
+#include "ops/builtin.h"
+#include "ops/op_call_builder.h"
+#include "ops/op_checks.h"
+#include "ops/op_util.h"
+
+namespace eagervm::ops {
+namespace {
+
+Tensor Unary(const internal::OpDef& def, const Tensor& x, bool floating_only) {
+  absl::Status s = internal::CheckTensor(x, def.name, "x");
+  if (s.ok()) s = floating_only ? internal::CheckFloating(x, def.name) : internal::CheckNumeric(x, def.name);
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  return internal::RunWithOutput(def, x.dtype(), x.meta(), {&x});
+}
+
+}  // namespace
+
+Tensor Relu(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Relu"), x, false); }
+Tensor Neg(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Neg"), x, false); }
+Tensor Exp(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Exp"), x, true); }
+Tensor Log(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Log"), x, true); }
+Tensor Sigmoid(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Sigmoid"), x, true); }
+Tensor Tanh(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Tanh"), x, true); }
+Tensor Sqrt(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Sqrt"), x, true); }
+
+}  // namespace eagervm::ops
