@@ -64,10 +64,12 @@ bool Engine::RunBarriers() {
   bool progress = false;
   while (!barriers_.empty() && barriers_.head == lively_head_) {
     Instruction* b = barriers_.PopFront();
-    b->policy()->Compute(nullptr);
     LivelyErase(b);
+    // Count it finished before the callback wakes a Sync(): a caller reading
+    // GetStats() right after Sync() must see nothing in flight.
     VmCounters::Bump(counters_->finished);
     VmCounters::Bump(counters_->barriers);
+    b->policy()->Compute(nullptr);
     InstructionPool::Recycle(b);
     progress = true;
   }
