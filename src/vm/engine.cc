@@ -121,14 +121,19 @@ void Engine::Link(Instruction* instr) {
 }
 
 // An edge within one in-order stream is satisfied once the source is
-// dispatched (the stream keeps the order); any other edge waits for the
+// dispatched (the stream keeps the order), and so is an edge between two
+// streams whose device orders them itself (the destination's Run() waits on
+// the device for each of its device_waits); any other edge waits for the
 // source's release.
 void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
   if (!Alive(src_ref)) return;
   Instruction* src = src_ref.instr;
   if (src == dst) return;
   const bool same_stream = src->stream() == dst->stream();
-  if (same_stream) {
+  const bool on_device =
+      !same_stream && dst->stream()->policy()->OrdersOnDevice(*src->stream()->policy());
+  if (on_device) dst->device_waits.push_back(src_ref);
+  if (same_stream || on_device) {
     if (src->state() == InstrState::kRunning) return;
     src->on_dispatch.push_back(dst);
   } else {

@@ -61,6 +61,13 @@ class Instruction {
   int32_t in_degree = 0;
   absl::InlinedVector<Instruction*, 2> on_dispatch;  // same-stream successors
   absl::InlinedVector<Instruction*, 2> on_release;   // other successors
+  // Cross-stream predecessors whose order this instruction's device enforces
+  // itself (StreamPolicy::OrdersOnDevice). Consumed and cleared by the
+  // stream policy's Run(); a predecessor already released needs no wait.
+  absl::InlinedVector<InstrRef, 1> device_waits;
+  // Owned by the policy of the stream that runs the instruction (the CUDA
+  // policy keeps its launch sequence number here).
+  uint64_t policy_word = 0;
 
  private:
   friend class InstructionPool;

@@ -1,0 +1,188 @@
+#include "device/cuda/cuda_stream_policy.h"
+
+#include <cstring>
+#include <typeinfo>
+
+#include "base/str_cat.h"
+#include "device/cuda/cuda_status.h"
+#include "device/cuda/current_device.h"
+#include "device/cuda/event_poller.h"
+#include "vm/access_blob_policy.h"
+#include "vm/instruction.h"
+#include "vm/vm_impl.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::device::cuda {
+namespace {
+bool Alive(const vm::InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r); }
+}  // namespace
+
+CudaStreamPolicy* AsCudaPolicy(vm::StreamPolicy* policy) {
+  if (policy == nullptr || typeid(*policy) != typeid(CudaStreamPolicy)) return nullptr;
+  return static_cast<CudaStreamPolicy*>(policy);
+}
+
+absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(
+    Stream stream, CudaStreamRole role, const VmOptions& options, EventPoller* poller) {
+  const int dev = stream.device().index();
+  absl::Status s = SetCurrentDevice(dev);
+  if (!s.ok()) return s;
+  absl::StatusOr<DeviceMemory*> memory = DeviceMemory::Get(dev, options.cuda_memory_limit);
+  if (!memory.ok()) return memory.status();
+  absl::StatusOr<CudaStream> cs = CudaStream::Create();
+  if (!cs.ok()) return cs.status();
+  return std::unique_ptr<CudaStreamPolicy>(new CudaStreamPolicy(
+      stream, role, std::move(cs).value(), *memory, poller, options.synchronous || poller == nullptr));
+}
+
+CudaStreamPolicy::CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStream cuda_stream,
+                                   DeviceMemory* memory, EventPoller* poller, bool synchronous)
+    : device_(stream.device()),
+      role_(role),
+      stream_(std::move(cuda_stream)),
+      synchronous_(synchronous),
+      poller_(poller),
+      allocator_(std::make_unique<CudaStreamAllocator>(memory, stream_.get())),
+      pinned_(std::make_unique<PinnedHostPool>(&launched_seq_, &completed_seq_)) {}
+
+void CudaStreamPolicy::ReportError(const absl::Status& s) const {
+  // An error of the device itself (a fault in an earlier kernel, a failed
+  // event) belongs to no one instruction: Sync() reports it.
+  vm::VmImpl* vm = VirtualMachine::Get().impl();
+  vm->RecordError(std::make_shared<vm::ErrorRecord>(
+      absl::Status(s.code(), base::Cat(device_.ToString(), ": ", s.message()))));
+}
+
+void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
+  absl::Status s = SetCurrentDevice(device_.index());
+  if (!s.ok()) ReportError(s);
+  WaitOnDevice(instr);
+  instr->policy_word = launched_seq_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  vm::InstructionPolicy* p = instr->policy();
+  if (typeid(*p) == typeid(vm::AccessBlobPolicy)) {
+    RunHostAccess(instr, static_cast<vm::AccessBlobPolicy*>(p));
+  } else {
+    p->Compute(stream);  // kernels enqueue on native_handle(); failures poison outputs
+  }
+  if (synchronous_ || degraded_) {
+    cudaError_t e = cudaStreamSynchronize(stream_.get());
+    if (e != cudaSuccess) ReportError(CudaStatus(e, "cudaStreamSynchronize"));
+    completed_seq_.store(launched_seq_.load(std::memory_order_relaxed), std::memory_order_release);
+  }
+}
+
+void CudaStreamPolicy::WaitOnDevice(vm::Instruction* instr) {
+  for (const vm::InstrRef& ref : instr->device_waits) {
+    if (!Alive(ref)) continue;  // released, hence completed on its device
+    CudaStreamPolicy* src = AsCudaPolicy(ref.instr->stream()->policy());
+    if (src == nullptr || src == this) continue;
+    cudaEvent_t e = src->EventCovering(ref.instr->policy_word);
+    if (e == nullptr) continue;
+    cudaError_t err = cudaStreamWaitEvent(stream_.get(), e, 0);
+    if (err != cudaSuccess) {
+      // Without the device-side wait the order is not guaranteed: fall back
+      // to waiting on the host (rare; this is a failing device anyway).
+      ReportError(CudaStatus(err, "cudaStreamWaitEvent"));
+      (void)cudaEventSynchronize(e);
+    }
+  }
+  instr->device_waits.clear();
+}
+
+cudaEvent_t CudaStreamPolicy::EventCovering(uint64_t seq) const {
+  if (seq <= completed_seq_.load(std::memory_order_relaxed)) return nullptr;
+  if (recorded_seq_ < seq) RecordEvent();
+  for (const Recorded& r : recorded_) {
+    if (r.seq >= seq) return r.event;
+  }
+  return nullptr;  // RecordEvent() degraded to a synchronisation: completed
+}
+
+void CudaStreamPolicy::RecordEvent() const {
+  const uint64_t seq = launched_seq_.load(std::memory_order_relaxed);
+  if (recorded_seq_ >= seq) return;
+  absl::StatusOr<cudaEvent_t> e = events_.Get();
+  cudaError_t err = e.ok() ? cudaEventRecord(*e, stream_.get()) : cudaErrorUnknown;
+  if (!e.ok() || err != cudaSuccess) {
+    ReportError(e.ok() ? CudaStatus(err, "cudaEventRecord") : e.status());
+    if (e.ok()) events_.Put(*e);
+    // Cannot track completion with events: wait on the host instead, now and
+    // for every later launch, so nothing waits forever.
+    degraded_ = true;
+    (void)cudaStreamSynchronize(stream_.get());
+    completed_seq_.store(seq, std::memory_order_release);
+    recorded_seq_ = seq;
+    return;
+  }
+  recorded_.push_back(Recorded{*e, seq});
+  recorded_seq_ = seq;
+  if (poller_ != nullptr) poller_->Watch(*e);
+}
+
+void CudaStreamPolicy::Poll() const {
+  while (!recorded_.empty()) {
+    const Recorded& r = recorded_.front();
+    cudaError_t err = cudaEventQuery(r.event);
+    if (err == cudaErrorNotReady) break;
+    if (err != cudaSuccess) {
+      // A device fault (sticky) or the runtime unloading at exit: count the
+      // work as finished so nothing hangs, and report the error.
+      (void)cudaGetLastError();
+      ReportError(CudaStatus(err, "cudaEventQuery"));
+    }
+    completed_seq_.store(r.seq, std::memory_order_release);
+    events_.Put(r.event);
+    recorded_.pop_front();
+  }
+}
+
+bool CudaStreamPolicy::QueryDone(const vm::Instruction* instr) const {
+  const uint64_t seq = instr->policy_word;
+  if (seq > completed_seq_.load(std::memory_order_relaxed)) {
+    Poll();
+    if (seq > completed_seq_.load(std::memory_order_relaxed)) {
+      // Not finished: make sure an event covers it, so the poller wakes the
+      // scheduler when it is.
+      if (recorded_seq_ < seq) RecordEvent();
+      if (seq > completed_seq_.load(std::memory_order_relaxed)) return false;
+    }
+  }
+  FinishDeferred(seq);
+  pinned_->Reclaim();
+  return true;
+}
+
+void CudaStreamPolicy::FinishDeferred(uint64_t completed) const {
+  while (!deferred_.empty() && deferred_.front().seq <= completed) {
+    Deferred d = deferred_.front();
+    deferred_.pop_front();
+    switch (d.kind) {
+      case Deferred::Kind::kDeliver:
+        d.access->Deliver(nullptr, d.host, d.bytes);
+        break;
+      case Deferred::Kind::kDeliverStaging:
+        d.access->Deliver(nullptr, d.staging, d.bytes);
+        pinned_->Deallocate(d.staging, d.bytes);
+        break;
+      case Deferred::Kind::kCopyOut:
+        if (d.bytes > 0) std::memcpy(d.host, d.staging, d.bytes);
+        pinned_->Deallocate(d.staging, d.bytes);
+        break;
+    }
+  }
+}
+
+void CudaStreamPolicy::CopyToHostWhenDone(void* host_dst, void* staging, size_t bytes) {
+  deferred_.push_back(Deferred{Deferred::Kind::kCopyOut, launched_seq_.load(std::memory_order_relaxed),
+                               nullptr, host_dst, staging, bytes});
+  RecordEvent();
+}
+
+CudaStreamPolicy::~CudaStreamPolicy() {
+  // Streams live as long as the VM (the whole process); this runs only for a
+  // policy that failed half way, or at exit. Errors are irrelevant here.
+  (void)cudaStreamSynchronize(stream_.get());
+  DestroyCublas();
+}
+
+}  // namespace eagervm::device::cuda

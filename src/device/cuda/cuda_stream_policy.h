@@ -1,0 +1,138 @@
+// CudaStreamPolicy: one CUDA stream of the VM (a compute stream, or the
+// device's H2D or D2H copy stream).
+//
+// Threads. CUDA streams run on the scheduler thread (OnSchedulerThread()):
+// Run() only *launches* work (kernels, async copies, event records), so the
+// scheduler never blocks on the device, and "dispatched" means "launched".
+// Kernels registered for CUDA must therefore only enqueue work on
+// ctx.cuda_stream(), never synchronise.
+//
+// Done. Each Run() takes the next launch sequence number of the stream. An
+// instruction is done (and released, in stream order) once the device has
+// completed its work: the policy records an event lazily, when the scheduler
+// asks about an instruction no recorded event covers yet, so a burst of
+// launches costs one event. Because release means completion, memory release,
+// CPU successors and Sync() need no special cases.
+//
+// Cross-stream order. An edge between two CUDA streams is satisfied when its
+// source is dispatched (OrdersOnDevice); the destination's Run() makes its
+// stream wait, on the device, for an event covering the source
+// (cudaStreamWaitEvent): no host wait. Edges with a CPU end wait for
+// completion as usual.
+//
+// Host access. An AccessBlob instruction (FromVector, Item, ToVector, Wait,
+// AccessBlobByCallback) on a CUDA stream goes through a pinned staging
+// buffer; its callback runs on the scheduler thread once the copy completed.
+//
+// Completion wake-up: an EventPoller thread notifies the scheduler when an
+// event it waits for completes (the scheduler itself never spins on the GPU).
+#ifndef EAGERVM_DEVICE_CUDA_CUDA_STREAM_POLICY_H_
+#define EAGERVM_DEVICE_CUDA_CUDA_STREAM_POLICY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "device/cuda/cuda_handles.h"
+#include "device/cuda/device_memory.h"
+#include "device/cuda/event_pool.h"
+#include "device/cuda/pinned_host_pool.h"
+#include "eagervm/stream.h"
+#include "eagervm/virtual_machine.h"
+#include "vm/stream_policy.h"
+
+namespace eagervm::vm {
+class AccessBlobPolicy;
+}
+
+namespace eagervm::device::cuda {
+
+class EventPoller;
+class CopyPolicy;
+
+enum class CudaStreamRole { kCompute, kHostToDevice, kDeviceToHost };
+
+class CudaStreamPolicy final : public vm::StreamPolicy {
+ public:
+  // `poller` may be null (synchronous VM: every Run() waits for the device).
+  static absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> Create(Stream stream, CudaStreamRole role,
+                                                                  const VmOptions& options,
+                                                                  EventPoller* poller);
+  ~CudaStreamPolicy() override;
+
+  Device device() const override { return device_; }
+  memory::Allocator* allocator() override { return allocator_.get(); }
+  bool OnSchedulerThread() const override { return true; }
+  bool OrdersOnDevice(const vm::StreamPolicy& src) const override {
+    return src.device().type() == DeviceType::kCUDA;
+  }
+  void Run(vm::VmStream* stream, vm::Instruction* instr) override;
+  bool QueryDone(const vm::Instruction* instr) const override;
+  void* native_handle() const override { return stream_.get(); }
+
+  // --- for kernels and copies, on the scheduler thread ---
+  cudaStream_t cuda_stream() const { return stream_.get(); }
+  CudaStreamRole role() const { return role_; }
+  PinnedHostPool* pinned() { return pinned_.get(); }
+  // The stream's cuBLAS handle (created on first use, bound to the stream).
+  absl::StatusOr<void*> cublas_handle();
+  // Once the work launched so far on this stream has completed, copies
+  // `bytes` from the pinned `staging` block to `host_dst` and frees the
+  // block: D2H copies into pageable host memory, which cannot be async.
+  void CopyToHostWhenDone(void* host_dst, void* staging, size_t bytes);
+
+ private:
+  // Work to run on the scheduler thread once an instruction completed.
+  struct Deferred {
+    enum class Kind { kDeliver, kDeliverStaging, kCopyOut } kind;
+    uint64_t seq;  // runs once the launch with this sequence number completed
+    vm::AccessBlobPolicy* access;  // kDeliver*
+    void* host;                    // delivered pointer, or kCopyOut destination
+    void* staging;
+    size_t bytes;
+  };
+  struct Recorded {
+    cudaEvent_t event;
+    uint64_t seq;  // covers every launch with a sequence number <= seq
+  };
+
+  CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStream cuda_stream, DeviceMemory* memory,
+                   EventPoller* poller, bool synchronous);
+  void WaitOnDevice(vm::Instruction* instr);
+  void RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolicy* access);
+  // An event covering launch `seq`, or nullptr if `seq` already completed.
+  cudaEvent_t EventCovering(uint64_t seq) const;
+  void RecordEvent() const;
+  void Poll() const;
+  void FinishDeferred(uint64_t completed) const;
+  void ReportError(const absl::Status& s) const;
+  void DestroyCublas();
+
+  const Device device_;
+  const CudaStreamRole role_;
+  CudaStream stream_;
+  const bool synchronous_;
+  EventPoller* poller_;
+  std::unique_ptr<CudaStreamAllocator> allocator_;
+  std::unique_ptr<PinnedHostPool> pinned_;
+  void* cublas_ = nullptr;
+
+  // Scheduler thread only (mutable: QueryDone is const in the interface but
+  // advances the completion state).
+  std::atomic<uint64_t> launched_seq_{0};
+  mutable std::atomic<uint64_t> completed_seq_{0};
+  mutable uint64_t recorded_seq_ = 0;
+  mutable EventPool events_;
+  mutable std::deque<Recorded> recorded_;
+  mutable std::deque<Deferred> deferred_;
+  mutable bool degraded_ = false;  // events failed: Run() synchronises instead
+};
+
+// The policy of a VM stream, or nullptr if it is not a CUDA stream.
+CudaStreamPolicy* AsCudaPolicy(vm::StreamPolicy* policy);
+
+}  // namespace eagervm::device::cuda
+
+#endif  // EAGERVM_DEVICE_CUDA_CUDA_STREAM_POLICY_H_

@@ -1,0 +1,134 @@
+#include "device/cuda/device_memory.h"
+
+#include <array>
+#include <limits>
+#include <mutex>
+
+#include "base/str_cat.h"
+#include "device/cuda/cuda_status.h"
+
+namespace eagervm::device::cuda {
+namespace {
+
+constexpr int kMaxDevices = 16;
+alignas(64) char zero_size_sentinel[64];
+
+std::mutex devices_mu;
+std::array<DeviceMemory*, kMaxDevices> devices{};  // guarded by devices_mu; leaked
+
+absl::StatusOr<cudaMemPool_t> CreatePool(int device) {
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  EAGERVM_CUDA_RETURN_IF_ERROR(cudaMemPoolCreate(&pool, &props));
+  // Keep freed memory in the pool: a release threshold of "everything" makes
+  // the pool a caching allocator; Trim() gives it back on demand.
+  uint64_t threshold = std::numeric_limits<uint64_t>::max();
+  EAGERVM_CUDA_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  return pool;
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceMemory*> DeviceMemory::Get(int device, int64_t limit_bytes) {
+  if (device < 0 || device >= kMaxDevices) {
+    return absl::InvalidArgumentError(base::Cat("cuda:", device, " is out of range"));
+  }
+  std::lock_guard<std::mutex> lock(devices_mu);
+  if (devices[device] == nullptr) {
+    absl::StatusOr<cudaMemPool_t> pool = CreatePool(device);
+    if (!pool.ok()) return pool.status();
+    devices[device] = new DeviceMemory(device, *pool, limit_bytes);
+  }
+  return devices[device];
+}
+
+bool DeviceMemory::TryReserve(int64_t bytes) {
+  const int64_t now = in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  if (limit_ > 0 && now > limit_) {
+    in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+void DeviceMemory::Trim() {
+  // Frees enqueued with cudaFreeAsync return to the pool only once the device
+  // reached them; wait for that, then release what is unused.
+  int previous = 0;
+  (void)cudaGetDevice(&previous);
+  (void)cudaSetDevice(device_);
+  (void)cudaDeviceSynchronize();
+  (void)cudaMemPoolTrimTo(pool_, 0);
+  (void)cudaSetDevice(previous);
+}
+
+CudaStreamAllocator::CudaStreamAllocator(DeviceMemory* memory, cudaStream_t stream)
+    : memory_(memory), stream_(stream) {}
+
+absl::Status CudaStreamAllocator::OutOfMemory(size_t bytes, const char* why) const {
+  return absl::ResourceExhaustedError(base::Cat(
+      "out of memory on cuda:", memory_->device(), ": asked for ", bytes, " bytes with ",
+      memory_->in_use(), " in use", memory_->limit() > 0 ? base::Cat(" and a limit of ", memory_->limit()) : "",
+      " (", why, ")"));
+}
+
+absl::StatusOr<void*> CudaStreamAllocator::Allocate(size_t bytes) {
+  if (bytes == 0) return static_cast<void*>(zero_size_sentinel);
+  const auto n = static_cast<int64_t>(bytes);
+  if (!memory_->TryReserve(n)) {
+    // The limit counts live tensors; nothing but a release can lower it, and
+    // releases are instructions this one may not wait for.
+    return OutOfMemory(bytes, "VmOptions::cuda_memory_limit");
+  }
+  void* p = nullptr;
+  cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, memory_->pool(), stream_);
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    // Recovery: wait for in-flight frees, trim every cached block, retry.
+    oom_recoveries_.fetch_add(1, std::memory_order_relaxed);
+    memory_->Trim();
+    e = cudaMallocFromPoolAsync(&p, bytes, memory_->pool(), stream_);
+  }
+  if (e != cudaSuccess) {
+    memory_->Unreserve(n);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      return OutOfMemory(bytes, "the device is full");
+    }
+    return CudaStatus(e, "cudaMallocFromPoolAsync");
+  }
+  allocs_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t now = in_use_.fetch_add(n, std::memory_order_relaxed) + n;
+  int64_t peak = peak_.load(std::memory_order_relaxed);
+  while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+  return p;
+}
+
+void CudaStreamAllocator::Deallocate(void* ptr, size_t bytes) {
+  if (ptr == nullptr || ptr == zero_size_sentinel) return;
+  // Stream-ordered: the block is free once the stream reaches this point. An
+  // error here (runtime unloading at exit) leaves nothing to do.
+  (void)cudaFreeAsync(ptr, stream_);
+  const auto n = static_cast<int64_t>(bytes);
+  in_use_.fetch_sub(n, std::memory_order_relaxed);
+  memory_->Unreserve(n);
+}
+
+MemoryStats CudaStreamAllocator::GetStats() const {
+  MemoryStats s;
+  s.device = Device::Cuda(memory_->device());
+  s.bytes_in_use = in_use_.load(std::memory_order_relaxed);
+  s.peak_bytes_in_use = peak_.load(std::memory_order_relaxed);
+  s.bytes_reserved = s.bytes_in_use;
+  s.system_allocs = allocs_.load(std::memory_order_relaxed);
+  s.cache_misses = s.system_allocs;
+  s.oom_recoveries = oom_recoveries_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace eagervm::device::cuda

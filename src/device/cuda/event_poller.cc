@@ -1,0 +1,90 @@
+#include "device/cuda/event_poller.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "base/spin.h"
+#include "base/thread_role.h"
+
+namespace eagervm::device::cuda {
+namespace {
+constexpr int64_t kMinSleepNs = 10'000;
+constexpr int64_t kMaxSleepNs = 1'000'000;
+}  // namespace
+
+EventPoller::EventPoller(base::Notifier* scheduler, int64_t spin_ns)
+    : scheduler_(scheduler), spin_ns_(spin_ns) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+EventPoller::~EventPoller() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void EventPoller::Watch(cudaEvent_t e) {
+  bool was_empty;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    was_empty = incoming_.empty();
+    incoming_.push_back(e);
+  }
+  if (was_empty) cv_.notify_one();
+}
+
+void EventPoller::Loop() {
+  base::SetCurrentThreadRole(base::ThreadRole::kWorker);
+  pthread_setname_np(pthread_self(), "evm-cuda-poll");
+  std::vector<cudaEvent_t> watched;
+  int64_t idle_since = 0;
+  int64_t sleep_ns = kMinSleepNs;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (watched.empty()) {
+        cv_.wait(lock, [&] { return stop_ || !incoming_.empty(); });
+      }
+      if (stop_) return;
+      if (!incoming_.empty()) {
+        watched.insert(watched.end(), incoming_.begin(), incoming_.end());
+        incoming_.clear();
+        idle_since = 0;
+        sleep_ns = kMinSleepNs;
+      }
+    }
+    // cudaEventQuery is not cudaErrorNotReady once the record completed; an
+    // error (device fault, runtime unloading) also ends the watch: the
+    // scheduler's own query turns it into a status, and nothing may hang.
+    const size_t before = watched.size();
+    watched.erase(std::remove_if(watched.begin(), watched.end(),
+                                 [](cudaEvent_t e) { return cudaEventQuery(e) != cudaErrorNotReady; }),
+                  watched.end());
+    if (watched.size() != before) {
+      ++notifications_;
+      scheduler_->Notify();
+      idle_since = 0;
+      sleep_ns = kMinSleepNs;
+      continue;
+    }
+    if (watched.empty()) continue;
+    const int64_t now = base::NowNanos();
+    if (idle_since == 0) idle_since = now;
+    if (now - idle_since < spin_ns_) {
+      for (int i = 0; i < 32; ++i) base::CpuRelax();
+      continue;
+    }
+    // Long-running device work: sleep, so a minute-long kernel costs no core.
+    // The doubling keeps the added latency below ~the time already waited.
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::nanoseconds(sleep_ns), [&] { return stop_ || !incoming_.empty(); });
+    sleep_ns = std::min(sleep_ns * 2, kMaxSleepNs);
+  }
+}
+
+}  // namespace eagervm::device::cuda

@@ -1,0 +1,65 @@
+// PinnedHostPool: page-locked host memory for the copies of one CUDA stream
+// (staging buffers of host reads and writes, and the CPU tensors that D2H
+// copies produce), cached in power-of-two size classes.
+//
+// Host threads touch pinned memory outside stream order, so a freed block is
+// reused only once the stream's device work launched before the free has
+// completed: Deallocate() tags the block with the stream's launch sequence
+// and Reclaim() moves blocks whose tag the device has passed back to the free
+// lists. cudaHostAlloc is slow (~ms), hence the cache; Shrink() frees it.
+//
+// Thread-safe (one mutex; the owner is the scheduler thread, but a tensor
+// dropped after shutdown frees from any thread).
+#ifndef EAGERVM_DEVICE_CUDA_PINNED_HOST_POOL_H_
+#define EAGERVM_DEVICE_CUDA_PINNED_HOST_POOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "memory/allocator.h"
+
+namespace eagervm::device::cuda {
+
+class PinnedHostPool final : public memory::Allocator {
+ public:
+  // `launched` and `completed` are the owning stream's sequence counters.
+  PinnedHostPool(const std::atomic<uint64_t>* launched, const std::atomic<uint64_t>* completed)
+      : launched_(launched), completed_(completed) {}
+  ~PinnedHostPool() override;
+  PinnedHostPool(const PinnedHostPool&) = delete;
+  PinnedHostPool& operator=(const PinnedHostPool&) = delete;
+
+  absl::StatusOr<void*> Allocate(size_t bytes) override;
+  void Deallocate(void* ptr, size_t bytes) override;
+  void Shrink() override;
+  MemoryStats GetStats() const override;
+  // Moves blocks freed before the completed sequence back to the free lists.
+  void Reclaim();
+
+  // Size class of a request (exposed for tests).
+  static size_t ClassBytes(size_t bytes);
+
+ private:
+  struct Pending {
+    void* ptr;
+    size_t class_bytes;
+    uint64_t tag;
+  };
+  static int ClassIndex(size_t class_bytes);
+  void ReclaimLocked();
+  void FreeCachedLocked();
+
+  const std::atomic<uint64_t>* launched_;
+  const std::atomic<uint64_t>* completed_;
+  mutable std::mutex mu_;
+  std::vector<std::vector<void*>> free_;  // by class index; guarded by mu_
+  std::deque<Pending> pending_;           // tag order; guarded by mu_
+  int64_t in_use_ = 0, peak_ = 0, reserved_ = 0, allocs_ = 0, hits_ = 0, misses_ = 0;  // mu_
+};
+
+}  // namespace eagervm::device::cuda
+
+#endif  // EAGERVM_DEVICE_CUDA_PINNED_HOST_POOL_H_

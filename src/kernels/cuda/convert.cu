@@ -1,0 +1,87 @@
+// Cast and RandomNormal: elementwise kernels whose results must match the CPU
+// kernels' definitions (kernels/cpu/cast_kernels.cc, random_kernels.cc).
+#include <cmath>
+#include <climits>
+
+#include "kernels/cuda/device_util.cuh"
+
+namespace eagervm::kernels::cuda {
+namespace {
+
+// float to integer truncates toward zero, saturates, and maps NaN to 0; to
+// bool is x != 0; everything else is a C++ conversion.
+template <typename To, typename From>
+__device__ __forceinline__ To Convert(From x) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return x != From{0};
+  } else if constexpr (std::is_floating_point_v<From> && kIsInt<To>) {
+    constexpr From lo = std::is_same_v<To, int32_t> ? From(-2147483648.0) : From(-9223372036854775808.0);
+    constexpr From hi = -lo;
+    if (x != x) return To{0};
+    if (x < lo) return std::is_same_v<To, int32_t> ? To(INT32_MIN) : To(INT64_MIN);
+    if (x >= hi) return std::is_same_v<To, int32_t> ? To(INT32_MAX) : To(INT64_MAX);
+    return static_cast<To>(x);
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+template <typename To, typename From>
+__global__ void CastKernel(To* out, const From* x, int64_t n) {
+  EAGERVM_GRID_STRIDE(i, n) out[i] = Convert<To>(x[i]);
+}
+
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+__device__ __forceinline__ uint64_t Finalize(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// One thread per pair of outputs: (2p, 2p+1) come from counter p.
+template <typename T>
+__global__ void RandomNormalKernel(T* out, int64_t n, uint64_t key) {
+  EAGERVM_GRID_STRIDE(p, (n + 1) / 2) {
+    const uint64_t r1 = Finalize(key + (2 * static_cast<uint64_t>(p) + 1) * kGolden);
+    const uint64_t r2 = Finalize(key + (2 * static_cast<uint64_t>(p) + 2) * kGolden);
+    const double u1 = static_cast<double>((r1 >> 11) + 1) * 0x1.0p-53;
+    const double u2 = static_cast<double>(r2 >> 11) * 0x1.0p-53;
+    const double radius = sqrt(-2.0 * log(u1));
+    const double angle = 2.0 * 3.14159265358979323846 * u2;
+    out[2 * p] = static_cast<T>(radius * cos(angle));
+    if (2 * p + 1 < n) out[2 * p + 1] = static_cast<T>(radius * sin(angle));
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchCast(DT from, DT to, void* out, const void* x, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (from == to) {
+    const size_t elem = from == DT::kBool ? 1 : (from == DT::kInt32 || from == DT::kFloat32) ? 4 : 8;
+    return cudaMemcpyAsync(out, x, static_cast<size_t>(n) * elem, cudaMemcpyDeviceToDevice, s);
+  }
+  return Dispatch(from, [&](auto from_tag) {
+    return Dispatch(to, [&](auto to_tag) {
+      using F = decltype(from_tag);
+      using T = decltype(to_tag);
+      CastKernel<T, F><<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const F*>(x), n);
+      return cudaGetLastError();
+    });
+  });
+}
+
+cudaError_t LaunchRandomNormal(DT dt, void* out, int64_t n, uint64_t key, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (dt == DT::kFloat32) {
+    RandomNormalKernel<float><<<BlocksFor((n + 1) / 2), kThreads, 0, s>>>(static_cast<float*>(out), n, key);
+  } else if (dt == DT::kFloat64) {
+    RandomNormalKernel<double><<<BlocksFor((n + 1) / 2), kThreads, 0, s>>>(static_cast<double*>(out), n, key);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace eagervm::kernels::cuda

@@ -1,0 +1,134 @@
+// Registration of the CUDA elementwise kernels: Fill, FillInplace, Copy,
+// CopyInto, the binary family with broadcasting (Add ... Maximum,
+// AddInplace), the tensor-scalar family and the unary ops. The dtypes match
+// the CPU kernels'.
+#include "kernels/cuda/kernel_util.h"
+
+namespace eagervm::kernels::cuda_impl {
+namespace {
+
+// Numpy broadcasting of `a` and `b` to `out`, as per-dim strides (0 where an
+// input repeats). Shapes were checked by the op on the calling thread.
+cuda::BroadcastArgs PlanBroadcast(const Shape& out, const Shape& a, const Shape& b) {
+  cuda::BroadcastArgs p;
+  if (a == out && b == out) {
+    p.rank = 1;
+    p.dims[0] = out.numel();
+    p.stride_a[0] = p.stride_b[0] = 1;
+    return p;
+  }
+  p.rank = out.size() == 0 ? 1 : out.size();
+  if (out.size() == 0) {
+    p.dims[0] = 1;
+    return p;
+  }
+  auto strides = [&](const Shape& s, int64_t* st) {
+    int64_t stride = 1;
+    const int shift = out.size() - s.size();
+    for (int d = out.size() - 1; d >= 0; --d) {
+      const int sd = d - shift;
+      const int64_t dim = sd >= 0 ? s[sd] : 1;
+      st[d] = dim == 1 ? 0 : stride;
+      stride *= dim;
+    }
+  };
+  for (int d = 0; d < out.size(); ++d) p.dims[d] = out[d];
+  strides(a, p.stride_a);
+  strides(b, p.stride_b);
+  return p;
+}
+
+KernelFn BinaryKernel(cuda::BinaryKind op) {
+  return [op](KernelContext& ctx) {
+    const TensorMeta& om = ctx.output_meta(0);
+    const cuda::BroadcastArgs p = PlanBroadcast(om.shape, ctx.input_meta(0).shape, ctx.input_meta(1).shape);
+    return Launched(cuda::LaunchBinary(op, ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
+                                       ctx.raw_input(1), p, om.shape.numel(), StreamOf(ctx)),
+                    "binary kernel launch");
+  };
+}
+
+KernelFn ScalarKernel(cuda::BinaryKind op) {
+  return [op](KernelContext& ctx) {
+    const TensorMeta& om = ctx.output_meta(0);
+    return Launched(cuda::LaunchBinaryScalar(op, ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
+                                             ToScalarArg(ctx.scalar(0), om.dtype), om.shape.numel(),
+                                             StreamOf(ctx)),
+                    "scalar kernel launch");
+  };
+}
+
+KernelFn UnaryKernel(cuda::UnaryKind op) {
+  return [op](KernelContext& ctx) {
+    const TensorMeta& om = ctx.output_meta(0);
+    return Launched(cuda::LaunchUnary(op, ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
+                                      om.shape.numel(), StreamOf(ctx)),
+                    "unary kernel launch");
+  };
+}
+
+absl::Status CopyBytes(void* dst, const void* src, const TensorMeta& m, cudaStream_t s) {
+  const size_t bytes = static_cast<size_t>(m.shape.numel()) * SizeOf(m.dtype);
+  if (bytes == 0 || dst == src) return absl::OkStatus();
+  return Launched(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
+}
+
+}  // namespace
+
+void RegisterElementwiseKernels(internal::OpRegistry& r) {
+  RegisterCuda(r, "Fill", kAll, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.output_meta(0);
+    return Launched(cuda::LaunchFill(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(),
+                                     ToScalarArg(ctx.scalar(0), m.dtype), StreamOf(ctx)),
+                    "Fill kernel launch");
+  });
+  RegisterCuda(r, "FillInplace", kAll, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);
+    return Launched(cuda::LaunchFill(ToDT(m.dtype), ctx.raw_mutable_input(0), m.shape.numel(),
+                                     ToScalarArg(ctx.scalar(0), m.dtype), StreamOf(ctx)),
+                    "FillInplace kernel launch");
+  });
+  RegisterCuda(r, "Copy", kAll, [](KernelContext& ctx) {
+    return CopyBytes(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0), StreamOf(ctx));
+  });
+  RegisterCuda(r, "CopyInto", kAll, [](KernelContext& ctx) {
+    return CopyBytes(ctx.raw_mutable_input(0), ctx.raw_input(1), ctx.input_meta(0), StreamOf(ctx));
+  });
+
+  using BK = cuda::BinaryKind;
+  RegisterCuda(r, "Add", kNumeric, BinaryKernel(BK::kAdd));
+  RegisterCuda(r, "Sub", kNumeric, BinaryKernel(BK::kSub));
+  RegisterCuda(r, "Mul", kNumeric, BinaryKernel(BK::kMul));
+  RegisterCuda(r, "Div", kNumeric, BinaryKernel(BK::kDiv));
+  RegisterCuda(r, "Maximum", kNumeric, BinaryKernel(BK::kMax));
+  RegisterCuda(r, "AddInplace", kNumeric, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);  // other broadcasts to self's shape
+    const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
+    return Launched(cuda::LaunchBinary(BK::kAdd, ToDT(m.dtype), ctx.raw_mutable_input(0),
+                                       ctx.raw_mutable_input(0), ctx.raw_input(1), p, m.shape.numel(),
+                                       StreamOf(ctx)),
+                    "AddInplace kernel launch");
+  });
+  RegisterCuda(r, "AddScalar", kNumeric, ScalarKernel(BK::kAdd));
+  RegisterCuda(r, "SubScalar", kNumeric, ScalarKernel(BK::kSub));
+  RegisterCuda(r, "MulScalar", kNumeric, ScalarKernel(BK::kMul));
+  RegisterCuda(r, "DivScalar", kNumeric, ScalarKernel(BK::kDiv));
+  RegisterCuda(r, "MulScalarInplace", kNumeric, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);
+    return Launched(cuda::LaunchBinaryScalar(BK::kMul, ToDT(m.dtype), ctx.raw_mutable_input(0),
+                                             ctx.raw_mutable_input(0), ToScalarArg(ctx.scalar(0), m.dtype),
+                                             m.shape.numel(), StreamOf(ctx)),
+                    "MulScalarInplace kernel launch");
+  });
+
+  using UK = cuda::UnaryKind;
+  RegisterCuda(r, "Relu", kNumeric, UnaryKernel(UK::kRelu));
+  RegisterCuda(r, "Neg", kNumeric, UnaryKernel(UK::kNeg));
+  RegisterCuda(r, "Exp", kFloat, UnaryKernel(UK::kExp));
+  RegisterCuda(r, "Log", kFloat, UnaryKernel(UK::kLog));
+  RegisterCuda(r, "Sigmoid", kFloat, UnaryKernel(UK::kSigmoid));
+  RegisterCuda(r, "Tanh", kFloat, UnaryKernel(UK::kTanh));
+  RegisterCuda(r, "Sqrt", kFloat, UnaryKernel(UK::kSqrt));
+}
+
+}  // namespace eagervm::kernels::cuda_impl

@@ -1,0 +1,93 @@
+// Transpose (tiled through shared memory) and the integer MatMul (cuBLAS
+// covers float32/float64 in matmul_kernels.cc). Also the test-only slow
+// producer used to prove cross-stream ordering.
+#include "kernels/cuda/device_util.cuh"
+
+namespace eagervm::kernels::cuda {
+namespace {
+
+constexpr int kTile = 32;
+constexpr int kRowsPerPass = 8;
+
+// Block (32 x 8) moves a 32x32 tile: coalesced reads of x and writes of out.
+template <typename T>
+__global__ void TransposeKernel(T* out, const T* x, int64_t rows, int64_t cols) {
+  __shared__ T tile[kTile][kTile + 1];  // +1: no shared-memory bank conflicts
+  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile, r0 = static_cast<int64_t>(blockIdx.y) * kTile;
+  for (int dy = threadIdx.y; dy < kTile; dy += kRowsPerPass) {
+    const int64_t r = r0 + dy, c = c0 + threadIdx.x;
+    if (r < rows && c < cols) tile[dy][threadIdx.x] = x[r * cols + c];
+  }
+  __syncthreads();
+  for (int dy = threadIdx.y; dy < kTile; dy += kRowsPerPass) {
+    const int64_t c = c0 + dy, r = r0 + threadIdx.x;  // out is [cols, rows]
+    if (c < cols && r < rows) out[c * rows + r] = tile[threadIdx.x][dy];
+  }
+}
+
+template <typename T>
+cudaError_t Transpose(void* out, const void* x, int64_t rows, int64_t cols, cudaStream_t s) {
+  const int64_t gx = (cols + kTile - 1) / kTile, gy = (rows + kTile - 1) / kTile;
+  if (gx > 2147483647 || gy > 65535) return cudaErrorInvalidConfiguration;
+  TransposeKernel<T><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), dim3(kTile, kRowsPerPass),
+                       0, s>>>(static_cast<T*>(out), static_cast<const T*>(x), rows, cols);
+  return cudaGetLastError();
+}
+
+template <typename T>
+__global__ void IntMatMulKernel(T* c, const T* a, const T* b, int64_t m, int64_t k, int64_t n) {
+  EAGERVM_GRID_STRIDE(idx, m * n) {
+    const int64_t i = idx / n, j = idx % n;
+    T acc{0};
+    for (int64_t p = 0; p < k; ++p) acc = WrapAdd(acc, WrapMul(a[i * k + p], b[p * n + j]));
+    c[idx] = acc;
+  }
+}
+
+__global__ void SpinThenFillKernel(float* out, int64_t n, float value, int64_t cycles) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+  }
+  __syncthreads();
+  // Only block 0 spins; the others would race ahead, so block 0 writes all.
+  if (blockIdx.x == 0) {
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) out[i] = value;
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchTranspose(int elem_bytes, void* out, const void* x, int64_t rows, int64_t cols,
+                            cudaStream_t s) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  switch (elem_bytes) {
+    case 1: return Transpose<uint8_t>(out, x, rows, cols, s);
+    case 4: return Transpose<uint32_t>(out, x, rows, cols, s);
+    case 8: return Transpose<uint64_t>(out, x, rows, cols, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_t m, int64_t k, int64_t n,
+                            cudaStream_t s) {
+  if (m == 0 || n == 0) return cudaSuccess;
+  if (dt == DT::kInt32) {
+    IntMatMulKernel<int32_t><<<BlocksFor(m * n), kThreads, 0, s>>>(
+        static_cast<int32_t*>(c), static_cast<const int32_t*>(a), static_cast<const int32_t*>(b), m, k, n);
+  } else if (dt == DT::kInt64) {
+    IntMatMulKernel<int64_t><<<BlocksFor(m * n), kThreads, 0, s>>>(
+        static_cast<int64_t*>(c), static_cast<const int64_t*>(a), static_cast<const int64_t*>(b), m, k, n);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSpinThenFill(float* out, int64_t n, float value, int64_t cycles, cudaStream_t s) {
+  SpinThenFillKernel<<<1, kThreads, 0, s>>>(out, n, value, cycles);
+  return cudaGetLastError();
+}
+
+}  // namespace eagervm::kernels::cuda

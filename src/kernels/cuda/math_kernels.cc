@@ -1,0 +1,115 @@
+// Registration of the CUDA reductions, Cast, RandomNormal, Transpose and
+// MatMul (float32/float64 through cuBLAS with the stream's own handle;
+// integers through a plain kernel, wrapping like the CPU).
+#include <cublas_v2.h>
+
+#include "device/cuda/cuda_stream_policy.h"
+#include "kernels/cuda/kernel_util.h"
+#include "vm/kernel_args.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::kernels::cuda_impl {
+namespace {
+
+KernelFn ReduceKernel(cuda::ReduceKind kind) {
+  return [kind](KernelContext& ctx) -> absl::Status {
+    const TensorMeta& in = ctx.input_meta(0);
+    const int64_t axis = ctx.scalar(0).to<int64_t>();  // normalised by the op; -1: everything
+    int64_t outer = 1, n = in.shape.numel(), inner = 1;
+    if (axis >= 0) {
+      n = in.shape[static_cast<int>(axis)];
+      for (int d = 0; d < in.shape.size(); ++d) {
+        if (d < axis) outer *= in.shape[d];
+        if (d > axis) inner *= in.shape[d];
+      }
+    }
+    const DT dt = ToDT(in.dtype);
+    void* partials = nullptr;
+    if (size_t bytes = cuda::ReducePartialsBytes(dt, kind, outer, n, inner); bytes > 0) {
+      absl::StatusOr<void*> tmp = ctx.AllocateTemp(bytes);  // freed in stream order after the launch
+      if (!tmp.ok()) return tmp.status();
+      partials = *tmp;
+    }
+    return Launched(cuda::LaunchReduce(kind, dt, ctx.raw_output(0), ctx.raw_input(0), outer, n, inner,
+                                       partials, StreamOf(ctx)),
+                    "reduction kernel launch");
+  };
+}
+
+uint64_t Finalize(uint64_t z) {  // the seed's mixing, as in the CPU kernel
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+absl::Status MatMul(KernelContext& ctx) {
+  const TensorMeta& am = ctx.input_meta(0);
+  const int64_t m = am.shape[0], k = am.shape[1], n = ctx.input_meta(1).shape[1];
+  void* c = ctx.raw_output(0);
+  cudaStream_t s = StreamOf(ctx);
+  if (m == 0 || n == 0) return absl::OkStatus();
+  if (k == 0) {  // an empty sum: zeros
+    return Launched(cudaMemsetAsync(c, 0, static_cast<size_t>(m * n) * SizeOf(am.dtype), s), "cudaMemsetAsync");
+  }
+  if (!IsFloating(am.dtype)) {
+    return Launched(cuda::LaunchIntMatMul(ToDT(am.dtype), c, ctx.raw_input(0), ctx.raw_input(1), m, k, n, s),
+                    "MatMul kernel launch");
+  }
+  device::cuda::CudaStreamPolicy* policy =
+      device::cuda::AsCudaPolicy(ctx.args()->stream->policy());
+  if (policy == nullptr) return absl::InternalError("MatMul: not on a CUDA stream");
+  absl::StatusOr<void*> handle = policy->cublas_handle();
+  if (!handle.ok()) return handle.status();
+  auto h = static_cast<cublasHandle_t>(*handle);
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
+  const int im = static_cast<int>(m), ik = static_cast<int>(k), in = static_cast<int>(n);
+  if (am.dtype == DType::kFloat32) {
+    const float one = 1, zero = 0;
+    return device::cuda::CublasStatus(
+        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, static_cast<const float*>(ctx.raw_input(1)),
+                    in, static_cast<const float*>(ctx.raw_input(0)), ik, &zero, static_cast<float*>(c), in),
+        "cublasSgemm");
+  }
+  const double one = 1, zero = 0;
+  return device::cuda::CublasStatus(
+      cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, static_cast<const double*>(ctx.raw_input(1)),
+                  in, static_cast<const double*>(ctx.raw_input(0)), ik, &zero, static_cast<double*>(c), in),
+      "cublasDgemm");
+}
+
+}  // namespace
+
+void RegisterMathKernels(internal::OpRegistry& r) {
+  RegisterCuda(r, "Sum", kNumeric, ReduceKernel(cuda::ReduceKind::kSum));
+  RegisterCuda(r, "Mean", kFloat, ReduceKernel(cuda::ReduceKind::kMean));
+  RegisterCuda(r, "Max", kNumeric, ReduceKernel(cuda::ReduceKind::kMax));
+  RegisterCuda(r, "Cast", kAll, [](KernelContext& ctx) {
+    return Launched(cuda::LaunchCast(ToDT(ctx.input_meta(0).dtype), ToDT(ctx.output_meta(0).dtype),
+                                     ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel(),
+                                     StreamOf(ctx)),
+                    "Cast kernel launch");
+  });
+  RegisterCuda(r, "RandomNormal", kFloat, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.output_meta(0);
+    const uint64_t key = Finalize(static_cast<uint64_t>(ctx.scalar(0).to<int64_t>()));
+    return Launched(cuda::LaunchRandomNormal(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(), key,
+                                             StreamOf(ctx)),
+                    "RandomNormal kernel launch");
+  });
+  RegisterCuda(r, "Transpose", kAll, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);
+    return Launched(cuda::LaunchTranspose(static_cast<int>(SizeOf(m.dtype)), ctx.raw_output(0),
+                                          ctx.raw_input(0), m.shape[0], m.shape[1], StreamOf(ctx)),
+                    "Transpose kernel launch");
+  });
+  RegisterCuda(r, "MatMul", kNumeric, MatMul);
+}
+
+// The CUDA kernels of the built-in ops; called by RegisterBuiltinOps.
+void RegisterElementwiseKernels(internal::OpRegistry& r);
+void RegisterCudaKernels(internal::OpRegistry& r) {
+  RegisterElementwiseKernels(r);
+  RegisterMathKernels(r);
+}
+
+}  // namespace eagervm::kernels::cuda_impl
