@@ -47,7 +47,8 @@ CachingAllocator::~CachingAllocator() {
 
 absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
   if (bytes == 0) return static_cast<void*>(zero_size_sentinel);
-  if (bytes > kMaxRequest) return OutOfMemory(bytes, /*system_refused=*/true);
+  if (bytes > kMaxRequest)
+    return OutOfMemory(bytes, /*system_refused=*/true, /*recovery_tried=*/false);
   const size_t size = RoundUp(bytes, kAlignment);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -193,6 +194,7 @@ MemoryStats CachingAllocator::GetStats() const {
   s.cache_hits = c_.hits;
   s.cache_misses = c_.misses;
   s.oom_recoveries = c_.oom_recoveries;
+  s.oom_failures = c_.oom_failures;
   return s;
 }
 

@@ -83,7 +83,7 @@ class CachingAllocator final : public Allocator {
   void FreeLocked(Block* b);
   void ShrinkLocked();
   absl::StatusOr<void*> AllocateWithRecovery(size_t size, size_t bytes);
-  absl::Status OutOfMemory(size_t bytes, bool system_refused) const;
+  absl::Status OutOfMemory(size_t bytes, bool system_refused, bool recovery_tried) const;
   Block* NewBlock();
   void RecycleBlock(Block* b);
 
@@ -92,13 +92,13 @@ class CachingAllocator final : public Allocator {
   const CachingAllocatorOptions options_;
 
   mutable std::mutex mu_;
-  FreeBins small_;                              // guarded by mu_
-  FreeBins large_;                              // guarded by mu_
-  absl::flat_hash_map<void*, Block*> live_;     // guarded by mu_: handed-out blocks
-  Block* spare_blocks_ = nullptr;               // guarded by mu_: recycled Block structs
+  FreeBins small_;                                      // guarded by mu_
+  FreeBins large_;                                      // guarded by mu_
+  absl::flat_hash_map<void*, Block*> live_;             // guarded by mu_: handed-out blocks
+  Block* spare_blocks_ = nullptr;                       // guarded by mu_: recycled Block structs
   std::vector<std::unique_ptr<Block[]>> block_chunks_;  // guarded by mu_
-  bool last_refusal_was_system_ = false;        // guarded by mu_
-  Counters c_;                                  // guarded by mu_
+  bool last_refusal_was_system_ = false;                // guarded by mu_
+  Counters c_;                                          // guarded by mu_
 };
 
 }  // namespace eagervm::memory

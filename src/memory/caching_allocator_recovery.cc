@@ -15,6 +15,13 @@ namespace eagervm::memory {
 // it waits here, so memory only its own queued releases would free is not
 // waited for (docs/memory.md).
 absl::StatusOr<void*> CachingAllocator::AllocateWithRecovery(size_t size, size_t bytes) {
+  const int64_t limit = budget_->limit();
+  if (limit > 0 && static_cast<int64_t>(size) > limit) {
+    // Nothing anyone frees can make it fit.
+    std::lock_guard<std::mutex> lock(mu_);
+    ++c_.oom_failures;
+    return OutOfMemory(bytes, /*system_refused=*/false, /*recovery_tried=*/false);
+  }
   const auto deadline = std::chrono::steady_clock::now() + options_.oom_wait;
   // Become a waiter before the first retry, so no free after it is missed.
   DeviceMemoryBudget::WaitToken token = budget_->BeginWait();
@@ -36,26 +43,31 @@ absl::StatusOr<void*> CachingAllocator::AllocateWithRecovery(size_t size, size_t
     std::lock_guard<std::mutex> lock(mu_);
     ++c_.oom_failures;
   }
-  return OutOfMemory(bytes, system_refused);
+  return OutOfMemory(bytes, system_refused, /*recovery_tried=*/true);
 }
 
-absl::Status CachingAllocator::OutOfMemory(size_t bytes, bool system_refused) const {
+absl::Status CachingAllocator::OutOfMemory(size_t bytes, bool system_refused,
+                                           bool recovery_tried) const {
   const int64_t in_use = budget_->in_use();
   const int64_t limit = budget_->limit();
   const std::string asked =
       base::Cat(base::FormatByteSize(static_cast<int64_t>(bytes)), " (", bytes, " bytes)");
   const std::string held = base::Cat(base::FormatByteSize(in_use), " (", in_use,
                                      " bytes) in use on ", budget_->device().ToString());
-  const std::string tried = base::Cat(" after shrinking the device's caches and waiting up to ",
-                                      options_.oom_wait.count(),
-                                      " ms for memory freed by other streams");
+  const std::string tried =
+      recovery_tried
+          ? base::Cat(" (after shrinking the device's caches and waiting up to ",
+                      options_.oom_wait.count(), " ms for memory freed by other streams)")
+      : system_refused ? std::string()
+                       : std::string(" (larger than the limit)");
   if (system_refused || limit <= 0) {
-    return absl::ResourceExhaustedError(base::Cat("out of memory: cannot allocate ", asked, " with ",
-                                                  held, "; the system refused it", tried));
+    return absl::ResourceExhaustedError(base::Cat("out of memory: cannot allocate ", asked,
+                                                  " with ", held, ": the system refused it",
+                                                  tried));
   }
-  return absl::ResourceExhaustedError(base::Cat(
-      "out of memory: cannot allocate ", asked, " with ", held, " and a limit of ",
-      base::FormatByteSize(limit), " (", limit, " bytes)", tried));
+  return absl::ResourceExhaustedError(
+      base::Cat("out of memory: cannot allocate ", asked, " with ", held, " and a limit of ",
+                base::FormatByteSize(limit), " (", limit, " bytes)", tried));
 }
 
 }  // namespace eagervm::memory

@@ -77,7 +77,7 @@ class DeviceMemoryBudget {
   std::atomic<int64_t> in_use_{0};
   std::atomic<int64_t> peak_in_use_{0};
 
-  std::mutex registry_mu_;  // order: registry_mu_ before any allocator's lock
+  std::mutex registry_mu_;              // order: registry_mu_ before any allocator's lock
   std::vector<Allocator*> allocators_;  // guarded by registry_mu_
 
   std::atomic<int> waiters_{0};

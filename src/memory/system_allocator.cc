@@ -15,15 +15,15 @@ absl::StatusOr<void*> SystemAllocator::Allocate(size_t bytes) {
   const int64_t now = in_use_.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
   if (limit_ > 0 && now > limit_) {
     in_use_.fetch_sub(static_cast<int64_t>(bytes));
-    return absl::ResourceExhaustedError(base::Cat("out of memory on ", device_.ToString(), ": asked for ",
-                                                bytes, " bytes with ", now - static_cast<int64_t>(bytes),
-                                                " in use and a limit of ", limit_));
+    return absl::ResourceExhaustedError(
+        base::Cat("out of memory on ", device_.ToString(), ": asked for ", bytes, " bytes with ",
+                  now - static_cast<int64_t>(bytes), " in use and a limit of ", limit_));
   }
   void* p = std::aligned_alloc(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
   if (p == nullptr) {
     in_use_.fetch_sub(static_cast<int64_t>(bytes));
-    return absl::ResourceExhaustedError(
-        base::Cat("out of memory on ", device_.ToString(), ": the system refused ", bytes, " bytes"));
+    return absl::ResourceExhaustedError(base::Cat("out of memory on ", device_.ToString(),
+                                                  ": the system refused ", bytes, " bytes"));
   }
   allocs_.fetch_add(1, std::memory_order_relaxed);
   int64_t peak = peak_.load(std::memory_order_relaxed);
