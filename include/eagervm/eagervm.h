@@ -12,6 +12,7 @@
 #include "eagervm/status_macros.h"
 #include "eagervm/stream.h"
 #include "eagervm/tensor.h"
+#include "eagervm/trace.h"
 #include "eagervm/virtual_machine.h"
 
 #endif  // EAGERVM_EAGERVM_H_

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "profiler/vm_trace.h"
 #include "vm/instruction_pool.h"
 #include "vm/thread_ctx.h"
 #include "vm/vm_stream.h"
@@ -69,7 +70,10 @@ bool Engine::RunBarriers() {
     // GetStats() right after Sync() must see nothing in flight.
     VmCounters::Bump(counters_->finished);
     VmCounters::Bump(counters_->barriers);
-    b->policy()->Compute(nullptr);
+    {
+      profiler::ComputeSlice trace(b);
+      b->policy()->Compute(nullptr);
+    }
     InstructionPool::Recycle(b);
     progress = true;
   }
@@ -172,6 +176,7 @@ void Engine::Dispatch(Instruction* instr) {
   }
   instr->on_dispatch.clear();
   if (s->thread_ctx() == nullptr) {
+    profiler::ComputeSlice trace(instr);
     s->policy()->Run(s, instr);
   } else {
     s->thread_ctx()->Enqueue(instr);

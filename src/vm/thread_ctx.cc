@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "base/thread_role.h"
+#include "profiler/vm_trace.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::vm {
@@ -46,7 +47,10 @@ void ThreadCtx::Loop() {
       if (batch.empty()) break;
       for (Instruction* instr : batch) {
         VmStream* stream = instr->stream();
-        stream->policy()->Run(stream, instr);
+        {
+          profiler::ComputeSlice trace(instr);
+          stream->policy()->Run(stream, instr);
+        }
         // Tell the scheduler per instruction: a cross-stream successor or a
         // waiting Sync may depend on exactly this one.
         on_done_->Notify();

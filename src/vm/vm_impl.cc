@@ -8,6 +8,7 @@
 #include "device/cpu/cpu_stream_policy.h"
 #include "memory/caching_allocator.h"
 #include "memory/memory_stats.h"
+#include "profiler/vm_trace.h"
 #include "vm/barrier_policy.h"
 #include "vm/instruction_pool.h"
 
@@ -113,6 +114,7 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
 
 absl::Status VmImpl::Receive(InstructionList* list, bool is_release) {
   if (list->empty()) return absl::OkStatus();
+  profiler::SubmitSlice trace(list);
   if (!is_release && !options_.synchronous && !base::OnVmThread() &&
       counters_.in_flight() >= options_.max_in_flight) {
     absl::Status s = WaitForBackpressure();
@@ -157,12 +159,15 @@ absl::Status VmImpl::WaitForBackpressure() {
 }
 
 bool VmImpl::SchedulePass() {
+  profiler::PassTrace trace;
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
     incoming_.Splice(&pending_);
     counters_.pending_depth.store(0, std::memory_order_relaxed);
   }
+  const int64_t taken_in = static_cast<int64_t>(incoming_.size);
   const bool progress = engine_.Schedule(&incoming_);
+  trace.End(progress, taken_in, this);
   if (bp_waiters_.load(std::memory_order_seq_cst) > 0 &&
       counters_.in_flight() <= options_.max_in_flight / 2) {
     std::lock_guard<std::mutex> lock(bp_mu_);

@@ -1,0 +1,35 @@
+// The public trace API, and EAGERVM_TRACE's whole-run trace.
+#include <string>
+
+#include "eagervm/trace.h"
+#include "eagervm/virtual_machine.h"
+#include "profiler/chrome_trace_writer.h"
+#include "profiler/tracer.h"
+#include "vm/vm_impl.h"
+
+namespace eagervm {
+
+absl::Status StartTrace() {
+  VirtualMachine& vm = VirtualMachine::Get();  // creates the VM: its threads get rows
+  if (vm.is_shut_down()) {
+    return absl::FailedPreconditionError("StartTrace(): the eagervm VM has been shut down");
+  }
+  return profiler::StartSession();
+}
+
+absl::Status StopTrace(const std::string& path) {
+  if (!profiler::SessionActive()) {
+    return absl::FailedPreconditionError("StopTrace(): no trace is being recorded");
+  }
+  VirtualMachine& vm = VirtualMachine::Get();
+  if (!vm.is_shut_down()) {
+    absl::Status s = vm.impl()->WaitAll();  // FailedPrecondition on a VM thread
+    if (!s.ok() && !vm.is_shut_down()) return s;
+  }
+  profiler::ChromeTraceWriter writer(path);
+  return profiler::StopSession(&writer);
+}
+
+bool IsTracing() { return profiler::SessionActive(); }
+
+}  // namespace eagervm

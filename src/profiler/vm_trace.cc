@@ -1,0 +1,53 @@
+#include "profiler/vm_trace.h"
+
+#include <atomic>
+
+#include "base/str_cat.h"
+#include "vm/instruction.h"
+#include "vm/vm_impl.h"
+
+namespace eagervm::profiler {
+namespace {
+constexpr int64_t kMemorySampleNs = 200'000;
+std::atomic<int64_t> last_memory_sample_ns{0};
+}  // namespace
+
+void ComputeSlice::Begin(const vm::Instruction* instr) {
+  buffer_ = CurrentThreadBuffer();
+  if (buffer_ == nullptr) return;
+  buffer_->BeginCompute();
+  name_ = instr->policy()->name();
+  start_ns_ = NowNs();
+}
+
+void ComputeSlice::End() {
+  EmitSlice("compute", name_, start_ns_, NowNs());
+  buffer_->EndCompute();
+}
+
+const char* SubmitSlice::FirstName(const vm::InstructionList* list) {
+  return list->head != nullptr ? list->head->policy()->name() : "submit";
+}
+
+int64_t SubmitSlice::Count(const vm::InstructionList* list) {
+  return static_cast<int64_t>(list->size);
+}
+
+void PassTrace::Record(int64_t taken_in, vm::VmImpl* vm) {
+  const int64_t end_ns = NowNs();
+  EmitSlice("scheduler", "schedule", start_ns_, end_ns, taken_in);
+  const vm::VmCounters& c = vm->counters();
+  EmitCounter("pending", c.pending_depth.load(std::memory_order_relaxed));
+  EmitCounter("running", c.running_depth.load(std::memory_order_relaxed));
+  EmitCounter("in flight", c.in_flight());
+  int64_t last = last_memory_sample_ns.load(std::memory_order_relaxed);
+  if (end_ns - last < kMemorySampleNs ||
+      !last_memory_sample_ns.compare_exchange_strong(last, end_ns, std::memory_order_relaxed)) {
+    return;
+  }
+  for (const MemoryStats& m : vm->GetStats().memory) {
+    EmitCounter(Intern(base::Cat("bytes in use ", m.device).c_str()), m.bytes_in_use);
+  }
+}
+
+}  // namespace eagervm::profiler
