@@ -6,6 +6,7 @@
 #include "eagervm/device.h"
 #include "eagervm/dtype.h"
 #include "eagervm/instructions_builder.h"
+#include "eagervm/log.h"
 #include "eagervm/ops.h"
 #include "eagervm/scalar.h"
 #include "eagervm/shape.h"
@@ -13,6 +14,7 @@
 #include "eagervm/stream.h"
 #include "eagervm/tensor.h"
 #include "eagervm/trace.h"
+#include "eagervm/version.h"
 #include "eagervm/virtual_machine.h"
 
 #endif  // EAGERVM_EAGERVM_H_

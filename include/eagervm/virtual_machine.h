@@ -14,7 +14,7 @@
 
 namespace eagervm {
 
-struct VmOptions {
+struct EAGERVM_EXPORT VmOptions {
   // Compute streams (and worker threads) per CPU; Stream(cpu, i) needs i < cpu_streams.
   int cpu_streams = 2;
   // Run CPU kernels on the scheduler thread instead of stream workers (saves a
@@ -60,7 +60,7 @@ struct MemoryStats {
 };
 
 // A snapshot of the VM's counters (each read relaxed; not one atomic cut).
-struct VmStats {
+struct EAGERVM_EXPORT VmStats {
   uint64_t received = 0;    // instructions received
   uint64_t dispatched = 0;  // handed to a stream
   uint64_t finished = 0;    // released

@@ -2,8 +2,11 @@
 #include <string>
 
 #include "eagervm/trace.h"
+#include "base/env_registry.h"
+#include "base/log.h"
 #include "eagervm/virtual_machine.h"
 #include "profiler/chrome_trace_writer.h"
+#include "profiler/env_trace.h"
 #include "profiler/tracer.h"
 #include "vm/vm_impl.h"
 
@@ -33,3 +36,34 @@ absl::Status StopTrace(const std::string& path) {
 bool IsTracing() { return profiler::SessionActive(); }
 
 }  // namespace eagervm
+
+namespace eagervm::profiler {
+namespace {
+bool env_trace_started = false;  // set once at VM creation, under the VM's config lock
+}  // namespace
+
+void StartEnvTrace() {
+  const std::string& path = base::ProcessEnv().trace_path;
+  if (path.empty()) return;
+  absl::Status s = StartSession();
+  if (!s.ok()) {
+    EAGERVM_LOG(kWarning, "EAGERVM_TRACE=", path, ": ", s.message());
+    return;
+  }
+  env_trace_started = true;
+  EAGERVM_LOG(kInfo, "tracing the whole run to ", path, " (EAGERVM_TRACE)");
+}
+
+void FinishEnvTrace() {
+  if (!env_trace_started || !SessionActive()) return;
+  const std::string& path = base::ProcessEnv().trace_path;
+  ChromeTraceWriter writer(path);
+  absl::Status s = StopSession(&writer);
+  if (!s.ok()) {
+    EAGERVM_LOG(kError, "EAGERVM_TRACE: ", s.message());
+  } else {
+    EAGERVM_LOG(kInfo, "wrote the trace of this run to ", path, " (EAGERVM_TRACE)");
+  }
+}
+
+}  // namespace eagervm::profiler

@@ -7,8 +7,10 @@
 #include <mutex>
 #include <ostream>
 
+#include "base/env_options.h"
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
+#include "profiler/env_trace.h"
 #include "vm/vm_impl.h"
 
 namespace eagervm {
@@ -44,9 +46,10 @@ VirtualMachine& VirtualMachine::Get() {
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
   std::lock_guard<std::mutex> lock(config_mu);
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
-  VmOptions opts = configured != nullptr ? *configured : VmOptions::FromEnv();
+  VmOptions opts = base::ResolveVmOptions(configured);  // EAGERVM_* read here, once
   auto* vm = new VirtualMachine(std::move(opts));  // never destroyed; see the file comment
   instance.store(vm, std::memory_order_release);
+  profiler::StartEnvTrace();
   std::atexit([] { (void)VirtualMachine::Get().Shutdown(); });
   return *vm;
 }
@@ -66,7 +69,12 @@ absl::Status VirtualMachine::Configure(VmOptions opts) {
 
 const VmOptions& VirtualMachine::options() const { return impl_->options(); }
 VmStats VirtualMachine::GetStats() const { return impl_->GetStats(); }
-absl::Status VirtualMachine::Shutdown() { return impl_->Shutdown(); }
+absl::Status VirtualMachine::Shutdown() {
+  absl::Status s = impl_->Shutdown();
+  // After the VM threads are joined: their events are complete.
+  if (impl_->shut_down()) profiler::FinishEnvTrace();
+  return s;
+}
 bool VirtualMachine::is_shut_down() const { return impl_->shut_down(); }
 
 absl::Status VirtualMachine::EmptyCache() {

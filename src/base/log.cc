@@ -1,0 +1,106 @@
+#include "base/log.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/strings/ascii.h"
+
+namespace eagervm {
+namespace base {
+namespace internal {
+std::atomic<int> g_log_level{kLevelUnset};
+
+int InitLogLevel() {
+  LogLevel level = LogLevel::kWarning;
+  // A bad value is reported by the environment registry (env_registry.cc),
+  // which logs through here: no message from this function.
+  if (const char* v = std::getenv("EAGERVM_LOG_LEVEL"); v != nullptr) {
+    if (std::optional<LogLevel> parsed = ParseLogLevel(v)) level = *parsed;
+  }
+  int expected = kLevelUnset;
+  g_log_level.compare_exchange_strong(expected, static_cast<int>(level),
+                                      std::memory_order_relaxed);
+  return g_log_level.load(std::memory_order_relaxed);
+}
+}  // namespace internal
+
+namespace {
+// Leaked: messages may come during static destruction.
+std::mutex& SinkMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+std::shared_ptr<const LogSink>& SinkSlot() {
+  static auto* slot = new std::shared_ptr<const LogSink>;
+  return *slot;
+}
+
+void DefaultSink(LogLevel level, std::string_view message) {
+  static constexpr char kLetters[] = "DIWE";
+  std::string line = Cat("eagervm ", kLetters[static_cast<int>(level)], ": ", message, "\n");
+  std::fwrite(line.data(), 1, line.size(), stderr);  // one write: lines do not interleave
+}
+}  // namespace
+
+void LogMessage(LogLevel level, std::string_view message) {
+  if (level == LogLevel::kOff) return;
+  std::shared_ptr<const LogSink> sink;
+  {
+    std::lock_guard<std::mutex> lock(SinkMutex());
+    sink = SinkSlot();
+  }
+  if (sink == nullptr) {
+    DefaultSink(level, message);
+    return;
+  }
+  try {
+    (*sink)(level, message);
+  } catch (...) {
+    // The host's sink failed; nothing sensible to report it to.
+  }
+}
+
+std::optional<LogLevel> ParseLogLevel(std::string_view text) {
+  const std::string t = absl::AsciiStrToLower(absl::string_view(text.data(), text.size()));
+  if (t == "debug") return LogLevel::kDebug;
+  if (t == "info") return LogLevel::kInfo;
+  if (t == "warning" || t == "warn") return LogLevel::kWarning;
+  if (t == "error") return LogLevel::kError;
+  if (t == "off" || t == "none") return LogLevel::kOff;
+  return std::nullopt;
+}
+
+}  // namespace base
+
+void SetLogSink(LogSink sink) {
+  std::shared_ptr<const LogSink> p;
+  if (sink) p = std::make_shared<const LogSink>(std::move(sink));
+  std::lock_guard<std::mutex> lock(base::SinkMutex());
+  base::SinkSlot() = std::move(p);
+}
+
+void SetLogLevel(LogLevel level) {
+  base::internal::g_log_level.store(static_cast<int>(level), std::memory_order_relaxed);
+}
+
+LogLevel GetLogLevel() {
+  int current = base::internal::g_log_level.load(std::memory_order_relaxed);
+  if (current == base::internal::kLevelUnset) current = base::internal::InitLogLevel();
+  return static_cast<LogLevel>(current);
+}
+
+std::string_view ToString(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarning: return "warning";
+    case LogLevel::kError: return "error";
+    case LogLevel::kOff: return "off";
+  }
+  return "?";
+}
+
+}  // namespace eagervm

@@ -1,0 +1,186 @@
+// The EAGERVM_* registry: each variable parses, bad values and unknown names
+// warn through the log sink, explicit options win, docs/env.md is in sync.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/env_registry.h"
+#include "base/log.h"
+#include "eagervm/eagervm.h"
+#include "eagervm/log.h"
+
+namespace eagervm {
+namespace {
+
+std::string Print(const VmOptions& o) {
+  std::ostringstream s;
+  s << o;
+  return s.str();
+}
+
+struct CapturedLog {
+  std::mutex mu;
+  std::vector<std::pair<LogLevel, std::string>> lines;
+  std::string All() {
+    std::lock_guard<std::mutex> lock(mu);
+    std::string s;
+    for (auto& [level, line] : lines) s += std::string(ToString(level)) + ": " + line + "\n";
+    return s;
+  }
+};
+
+// Runs first (gtest keeps file order): the VM has not been created yet.
+TEST(Env, ReadOnceAtVmCreationWarnsAndExplicitOptionsWin) {
+  auto log = std::make_shared<CapturedLog>();
+  SetLogSink([log](LogLevel level, std::string_view msg) {
+    std::lock_guard<std::mutex> lock(log->mu);
+    log->lines.emplace_back(level, std::string(msg));
+  });
+  SetLogLevel(LogLevel::kInfo);
+  setenv("EAGERVM_CPU_STREAMZ", "3", 1);      // misspelt
+  setenv("EAGERVM_SPIN_US", "fast", 1);       // unparsable
+  setenv("EAGERVM_MAX_IN_FLIGHT", "4096", 1); // valid, but Configure() wins
+  VmOptions explicit_options;
+  explicit_options.cpu_streams = 3;
+  ASSERT_TRUE(VirtualMachine::Configure(explicit_options).ok());
+  EXPECT_EQ(VirtualMachine::Get().options().cpu_streams, 3);
+  EXPECT_EQ(VirtualMachine::Get().options().max_in_flight, VmOptions{}.max_in_flight);
+  EXPECT_EQ(VirtualMachine::Get().options().spin_us, VmOptions{}.spin_us);
+
+  const std::string all = log->All();
+  EXPECT_NE(all.find("warning: unknown environment variable EAGERVM_CPU_STREAMZ ignored (did "
+                     "you mean EAGERVM_CPU_STREAMS?)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("warning: EAGERVM_SPIN_US='fast' is not an integer"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("info: EAGERVM_MAX_IN_FLIGHT is overridden"), std::string::npos) << all;
+  // FromEnv() saw the valid variable, and reads the environment once only.
+  EXPECT_EQ(VmOptions::FromEnv().max_in_flight, 4096);
+  setenv("EAGERVM_MAX_IN_FLIGHT", "8192", 1);
+  EXPECT_EQ(VmOptions::FromEnv().max_in_flight, 4096);
+  SetLogSink(nullptr);
+  SetLogLevel(LogLevel::kWarning);
+}
+
+TEST(Env, DefaultTextOfEveryVariableIsTheOptionsDefault) {
+  for (const base::EnvVar& var : base::EnvVars()) {
+    SCOPED_TRACE(var.name);
+    absl::StatusOr<base::EnvValue> v = base::ParseEnvValue(var, var.default_text);
+    ASSERT_TRUE(v.ok()) << v.status();
+    if (var.apply == nullptr) continue;
+    VmOptions o;
+    var.apply(*v, &o);
+    EXPECT_EQ(Print(o), Print(VmOptions{}));
+  }
+}
+
+TEST(Env, EachVariableParses) {
+  const base::ParsedEnv env = base::ParseEnv({
+      "EAGERVM_CPU_STREAMS=4",
+      "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
+      "EAGERVM_SYNCHRONOUS=TRUE",
+      "EAGERVM_MAX_IN_FLIGHT=1000",
+      "EAGERVM_SPIN_US=0",
+      "EAGERVM_CPU_MEMORY_LIMIT=64MiB",
+      "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
+      "EAGERVM_OOM_WAIT_MS=10",
+      "EAGERVM_TRACE=/tmp/run.json",
+      "EAGERVM_LOG_LEVEL=Debug",
+      "PATH=/usr/bin",
+      "NOT_EAGERVM_X=1",
+  });
+  EXPECT_TRUE(env.warnings.empty()) << env.warnings[0];
+  EXPECT_EQ(env.options.cpu_streams, 4);
+  EXPECT_TRUE(env.options.compute_on_scheduler_thread);
+  EXPECT_TRUE(env.options.synchronous);
+  EXPECT_EQ(env.options.max_in_flight, 1000);
+  EXPECT_EQ(env.options.spin_us, 0);
+  EXPECT_EQ(env.options.cpu_memory_limit, int64_t{64} << 20);
+  EXPECT_EQ(env.options.cuda_memory_limit, int64_t{3} << 29);
+  EXPECT_EQ(env.options.oom_wait_ms, 10);
+  EXPECT_EQ(env.trace_path, "/tmp/run.json");
+  EXPECT_TRUE(env.has_log_level);
+  EXPECT_EQ(env.log_level, LogLevel::kDebug);
+  EXPECT_EQ(env.applied.size(), 8u);
+  // Every registered variable was covered above.
+  EXPECT_EQ(base::EnvVars().size(), 10u) << "a new variable needs a case in this test";
+}
+
+TEST(Env, BadValuesWarnAndKeepTheDefault) {
+  const base::ParsedEnv env = base::ParseEnv({
+      "EAGERVM_CPU_STREAMS=0",           // out of range
+      "EAGERVM_CPU_STREAMS=2x",          // trailing junk
+      "EAGERVM_SYNCHRONOUS=maybe",
+      "EAGERVM_CPU_MEMORY_LIMIT=64 parsecs",
+      "EAGERVM_LOG_LEVEL=loud",
+      "EAGERVM_MAX_IN_FLIGHT=99999999999999999999",  // overflows int64
+      "EAGERVM_TOTALLY_UNKNOWN=1",
+  });
+  ASSERT_EQ(env.warnings.size(), 7u);
+  EXPECT_EQ(env.warnings[0],
+            "EAGERVM_CPU_STREAMS='0' is not an integer in [1, 64]; using the default (2)");
+  EXPECT_NE(env.warnings[1].find("EAGERVM_CPU_STREAMS='2x' is not an integer"), std::string::npos);
+  EXPECT_NE(env.warnings[2].find("EAGERVM_SYNCHRONOUS='maybe' is not a boolean"),
+            std::string::npos);
+  EXPECT_NE(env.warnings[3].find("EAGERVM_CPU_MEMORY_LIMIT='64 parsecs' is not a byte size"),
+            std::string::npos);
+  EXPECT_NE(env.warnings[4].find("EAGERVM_LOG_LEVEL='loud' is not a log level"),
+            std::string::npos);
+  EXPECT_NE(env.warnings[5].find("EAGERVM_MAX_IN_FLIGHT"), std::string::npos);
+  EXPECT_NE(env.warnings[6].find("unknown environment variable EAGERVM_TOTALLY_UNKNOWN"),
+            std::string::npos);
+  EXPECT_EQ(Print(env.options), Print(VmOptions{}));
+  EXPECT_FALSE(env.has_log_level);
+  EXPECT_TRUE(env.applied.empty());
+}
+
+TEST(Env, DocsTableMatchesTheRegistry) {
+  std::string src = __FILE__;  // <source>/tests/env_test.cc
+  src = src.substr(0, src.rfind('/'));
+  src = src.substr(0, src.rfind('/'));
+  std::ifstream in(src + "/docs/env.md");
+  ASSERT_TRUE(in.good()) << "cannot read " << src << "/docs/env.md";
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string table = base::EnvDocTable();
+  EXPECT_NE(doc.str().find(table), std::string::npos)
+      << "docs/env.md is out of date; replace its table with:\n" << table;
+  for (const base::EnvVar& var : base::EnvVars()) {
+    EXPECT_NE(doc.str().find(var.name), std::string::npos) << var.name;
+  }
+}
+
+TEST(Log, LevelsAndSink) {
+  std::vector<std::string> got;
+  std::mutex mu;
+  SetLogSink([&](LogLevel level, std::string_view msg) {
+    std::lock_guard<std::mutex> lock(mu);
+    got.push_back(std::string(ToString(level)) + " " + std::string(msg));
+  });
+  SetLogLevel(LogLevel::kWarning);
+  EXPECT_EQ(GetLogLevel(), LogLevel::kWarning);
+  EAGERVM_LOG(kInfo, "hidden ", 1);
+  EAGERVM_LOG(kWarning, "shown ", 2);
+  EAGERVM_LOG(kError, "shown ", 3.5);
+  SetLogLevel(LogLevel::kOff);
+  EAGERVM_LOG(kError, "hidden too");
+  SetLogLevel(LogLevel::kDebug);
+  EAGERVM_LOG(kDebug, "debug ", "on");
+  SetLogSink([](LogLevel, std::string_view) { throw 42; });  // swallowed
+  EAGERVM_LOG(kError, "to a throwing sink");
+  SetLogSink(nullptr);  // default (stderr) again
+  SetLogLevel(LogLevel::kWarning);
+  EXPECT_EQ(got, (std::vector<std::string>{"warning shown 2", "error shown 3.5", "debug debug on"}));
+  EXPECT_EQ(base::ParseLogLevel("WARN"), LogLevel::kWarning);
+  EXPECT_EQ(base::ParseLogLevel("off"), LogLevel::kOff);
+  EXPECT_FALSE(base::ParseLogLevel("verbose").has_value());
+}
+
+}  // namespace
+}  // namespace eagervm
