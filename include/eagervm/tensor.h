@@ -124,7 +124,12 @@ Tensor FromVector(absl::Span<const T> data, Shape shape, Device device = Device:
 }
 template <typename T>
 Tensor FromVector(const std::vector<T>& data, Shape shape, Device device = Device::Cpu()) {
-  return FromVector<T>(absl::MakeConstSpan(data), shape, device);
+  if constexpr (std::is_same_v<T, bool>) {  // packed bits, no data(): one byte per element
+    std::vector<unsigned char> bytes(data.begin(), data.end());
+    return internal::FromHostData(bytes.data(), bytes.size(), shape, DType::kBool, device);
+  } else {
+    return FromVector<T>(absl::MakeConstSpan(data), shape, device);
+  }
 }
 // Zero-copy wrap of host memory; `deleter(data)` runs after the last use.
 EAGERVM_EXPORT Tensor FromBlob(void* data, Shape shape, DType dtype,
