@@ -25,6 +25,10 @@ struct InstrRef {
 struct Dependence {
   InstrRef last_writer;
   absl::InlinedVector<InstrRef, 2> readers;
+  // Released readers are dropped from `readers` when it reaches this size;
+  // the bound then doubles past the live ones, so a tensor read by many ops
+  // in flight (a shared constant) costs amortised O(1) per read, not O(n).
+  size_t compact_readers_at = 16;
 };
 
 }  // namespace eagervm::vm

@@ -107,10 +107,11 @@ void Engine::Link(Instruction* instr) {
     if (a.write) continue;
     Dependence& dep = a.blob->dependence();
     AddEdge(dep.last_writer, instr);
-    if (dep.readers.size() >= kCompactReadersAbove) {
+    if (dep.readers.size() >= dep.compact_readers_at) {
       dep.readers.erase(std::remove_if(dep.readers.begin(), dep.readers.end(),
                                        [](const InstrRef& r) { return !Alive(r); }),
                         dep.readers.end());
+      dep.compact_readers_at = std::max(kCompactReadersAbove, 2 * dep.readers.size());
     }
     dep.readers.push_back(instr->ref());
   }
