@@ -1,0 +1,162 @@
+// GPU benchmarks of the CUDA backend (run by scripts/gpu_check.sh), each a
+// ratio against a raw CUDA baseline measured in the same run:
+//   1. tiny op rate: MulScalarInplace on 1 float through the VM, vs a raw
+//      loop launching the same kernel on one stream (goal >= 0.8x);
+//   2. Item() latency of a 1-float CUDA tensor, vs a raw cudaMemcpyAsync into
+//      pinned memory + cudaStreamSynchronize (goal <= 1.2x);
+//   3. 1 GiB float32 add through the VM, vs a raw device-to-device copy of
+//      1 GiB (bandwidths counting bytes read + written).
+// A plain main (no Google Benchmark loop): each case has a fixed, short
+// budget so the whole run stays within seconds, and the output is one table.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "eagervm/eagervm.h"
+#include "kernels/cuda/launchers.h"
+
+namespace {
+
+using eagervm::Device;
+using eagervm::DType;
+using eagervm::Tensor;
+namespace kc = eagervm::kernels::cuda;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+bool Check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+  return e == cudaSuccess;
+}
+
+struct Row {
+  const char* name;
+  double vm, raw;
+  const char* unit;
+  bool higher_is_better;
+  const char* goal;
+};
+
+// 1. Launch rate (ops/s) of a 1-element in-place scale.
+Row TinyOpRate(int n) {
+  Tensor x = eagervm::Full({1}, 1.0f, DType::kFloat32, Device::Cuda(0));
+  (void)x.Wait();
+  auto vm_run = [&] {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) (void)eagervm::ops::MulScalarInplace(x, 1.0f);
+    (void)eagervm::Sync();
+    return n / Seconds(Clock::now() - t0);
+  };
+  cudaStream_t s;
+  Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  float* d = nullptr;
+  Check(cudaMalloc(&d, sizeof(float)), "cudaMalloc");
+  kc::ScalarArg one;
+  one.f = 1.0;
+  auto raw_run = [&] {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s);
+    Check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    return n / Seconds(Clock::now() - t0);
+  };
+  vm_run();
+  raw_run();  // warm-up
+  std::vector<double> vm, raw;
+  for (int r = 0; r < 5; ++r) {
+    vm.push_back(vm_run());
+    raw.push_back(raw_run());
+  }
+  cudaFree(d);
+  cudaStreamDestroy(s);
+  return {"tiny op rate (MulScalarInplace, 1 float)", Median(vm), Median(raw), "ops/s", true, ">= 0.8x"};
+}
+
+// 2. Item() latency (us).
+Row ItemLatency(int n) {
+  Tensor x = eagervm::Full({1}, 2.0f, DType::kFloat32, Device::Cuda(0));
+  (void)x.Wait();
+  std::vector<double> vm, raw;
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    (void)x.Item<float>();
+    vm.push_back(Seconds(Clock::now() - t0) * 1e6);
+  }
+  cudaStream_t s;
+  Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  float *d = nullptr, *h = nullptr;
+  Check(cudaMalloc(&d, sizeof(float)), "cudaMalloc");
+  Check(cudaHostAlloc(reinterpret_cast<void**>(&h), sizeof(float), cudaHostAllocDefault), "cudaHostAlloc");
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    cudaMemcpyAsync(h, d, sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    raw.push_back(Seconds(Clock::now() - t0) * 1e6);
+  }
+  cudaFreeHost(h);
+  cudaFree(d);
+  cudaStreamDestroy(s);
+  vm.erase(vm.begin(), vm.begin() + n / 10);  // warm-up
+  raw.erase(raw.begin(), raw.begin() + n / 10);
+  return {"Item() latency (median)", Median(vm), Median(raw), "us", false, "<= 1.2x"};
+}
+
+// 3. 1 GiB add bandwidth vs device copy bandwidth (GB/s, read + written).
+Row BigAdd(int reps) {
+  const int64_t n = (int64_t{1} << 30) / 4;
+  const double gib = 1024.0 * 1024 * 1024;
+  Tensor a = eagervm::Full({n}, 1.0f, DType::kFloat32, Device::Cuda(0));
+  Tensor b = eagervm::Full({n}, 2.0f, DType::kFloat32, Device::Cuda(0));
+  (void)eagervm::Sync();
+  std::vector<double> vm, raw;
+  for (int r = 0; r < reps + 1; ++r) {
+    const auto t0 = Clock::now();
+    Tensor c = eagervm::ops::Add(a, b);
+    (void)c.Wait();
+    if (r > 0) vm.push_back(3 * gib / Seconds(Clock::now() - t0) / 1e9);
+  }
+  void *src = nullptr, *dst = nullptr;
+  Check(cudaMalloc(&src, static_cast<size_t>(gib)), "cudaMalloc");
+  Check(cudaMalloc(&dst, static_cast<size_t>(gib)), "cudaMalloc");
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  for (int r = 0; r < reps + 1; ++r) {
+    cudaEventRecord(e0, nullptr);
+    cudaMemcpyAsync(dst, src, static_cast<size_t>(gib), cudaMemcpyDeviceToDevice, nullptr);
+    cudaEventRecord(e1, nullptr);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    if (r > 0) raw.push_back(2 * gib / (ms / 1e3) / 1e9);
+  }
+  cudaFree(src);
+  cudaFree(dst);
+  return {"1 GiB add vs D2D copy (bandwidth)", Median(vm), Median(raw), "GB/s", true, "report"};
+}
+
+}  // namespace
+
+int main() {
+  if (eagervm::CudaDeviceCount() == 0) {
+    std::printf("cuda_vm_bench: no CUDA device (CudaDeviceCount() == 0); nothing measured\n");
+    return 0;
+  }
+  const bool quick = std::getenv("EAGERVM_BENCH_QUICK") != nullptr;
+  std::vector<Row> rows = {TinyOpRate(quick ? 2000 : 20000), ItemLatency(quick ? 200 : 2000), BigAdd(quick ? 2 : 5)};
+  std::printf("\n| case | eagervm | raw CUDA | unit | ratio | goal |\n|---|---:|---:|---|---:|---|\n");
+  for (const Row& r : rows) {
+    std::printf("| %s | %.3g | %.3g | %s | %.2fx | %s |\n", r.name, r.vm, r.raw, r.unit, r.vm / r.raw, r.goal);
+  }
+  std::printf("\n(ratio = eagervm / raw; for latency lower is better)\n");
+  return eagervm::Sync().ok() ? 0 : 1;
+}
