@@ -26,12 +26,12 @@ struct Unit {
   double factor;
 };
 constexpr double kKi = 1024.0;
+constexpr double kMi = kKi * kKi;
+constexpr double kGi = kMi * kKi;
+constexpr double kTi = kGi * kKi;
 constexpr Unit kUnits[] = {
-    {"", 1},           {"b", 1},
-    {"k", kKi},        {"kib", kKi},        {"kb", 1e3},
-    {"m", kKi * kKi},  {"mib", kKi * kKi},  {"mb", 1e6},
-    {"g", kKi * kKi * kKi}, {"gib", kKi * kKi * kKi}, {"gb", 1e9},
-    {"t", kKi * kKi * kKi * kKi}, {"tib", kKi * kKi * kKi * kKi}, {"tb", 1e12},
+    {"", 1},     {"b", 1},   {"k", kKi},   {"kib", kKi}, {"kb", 1e3}, {"m", kMi},   {"mib", kMi},
+    {"mb", 1e6}, {"g", kGi}, {"gib", kGi}, {"gb", 1e9},  {"t", kTi},  {"tib", kTi}, {"tb", 1e12},
 };
 
 std::string_view Trim(std::string_view s) {
@@ -41,9 +41,8 @@ std::string_view Trim(std::string_view s) {
 }
 
 absl::Status Invalid(std::string_view text, std::string_view why) {
-  return absl::InvalidArgumentError(
-      Cat("invalid byte size '", text, "': ", why,
-          " (expected e.g. 1048576, 64MiB, 1.5GiB, 512k, 100MB)"));
+  return absl::InvalidArgumentError(Cat("invalid byte size '", text, "': ", why,
+                                        " (expected e.g. 1048576, 64MiB, 1.5GiB, 512k, 100MB)"));
 }
 
 }  // namespace

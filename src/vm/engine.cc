@@ -139,7 +139,12 @@ void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
       !same_stream && dst->stream()->policy()->OrdersOnDevice(*src->stream()->policy());
   if (on_device) dst->device_waits.push_back(src_ref);
   if (same_stream || on_device) {
-    if (src->state() == InstrState::kRunning) return;
+    // A source already in the ready list is dispatched before `dst`, which can
+    // only join that FIFO list later. Without this, a batch dispatches
+    // breadth-first (all independent heads, then their successors), so the
+    // allocations of later iterations run before the releases of earlier
+    // ones and memory grows with the batch (tests/memory_peak_test.cc).
+    if (src->state() == InstrState::kRunning || src->state() == InstrState::kReady) return;
     src->on_dispatch.push_back(dst);
   } else {
     src->on_release.push_back(dst);
