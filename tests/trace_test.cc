@@ -198,5 +198,22 @@ TEST(Trace, SessionErrors) {
   std::remove(TempPath("again").c_str());
 }
 
+TEST(Trace, KernelsCannotStartTraces) {
+  static absl::StatusCode seen = absl::StatusCode::kOk;
+  ASSERT_TRUE(RegisterOp("TraceFromKernel",
+                         [](const std::vector<TensorMeta>& in, const Attrs&)
+                             -> absl::StatusOr<std::vector<TensorMeta>> { return in; })
+                  .ok());
+  ASSERT_TRUE(RegisterKernel("TraceFromKernel", DeviceType::kCPU, [](KernelContext&) {
+                seen = StartTrace().code();
+                return absl::OkStatus();
+              }).ok());
+  auto out = ops::Call("TraceFromKernel", {Full({1}, 1.0f, DType::kFloat32)});
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(Sync().ok());
+  EXPECT_EQ(seen, absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(IsTracing());
+}
+
 }  // namespace
 }  // namespace eagervm

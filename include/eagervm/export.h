@@ -12,7 +12,9 @@
 #define EAGERVM_EXPORT __declspec(dllimport)
 #endif
 #else
-#define EAGERVM_EXPORT __attribute__((visibility("default")))
+// The standard attribute syntax, so it may follow [[nodiscard]]:
+// `class [[nodiscard]] EAGERVM_EXPORT Tensor` (a GNU __attribute__ may not).
+#define EAGERVM_EXPORT [[gnu::visibility("default")]]
 #endif
 
 #endif  // EAGERVM_EXPORT_H_

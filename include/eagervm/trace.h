@@ -21,7 +21,8 @@
 namespace eagervm {
 
 // Any user thread. Starts recording. FailedPrecondition if a trace is already
-// recording (including one started by EAGERVM_TRACE) or the VM is shut down.
+// recording (including one started by EAGERVM_TRACE), the VM is shut down, or
+// when called on a VM thread (inside a kernel).
 [[nodiscard]] EAGERVM_EXPORT absl::Status StartTrace();
 
 // Blocks: waits until the work submitted before it has finished (so it is in

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "base/mutex.h"
 
 namespace eagervm {
 namespace base {
@@ -28,13 +28,12 @@ int InitLogLevel() {
 }  // namespace internal
 
 namespace {
-// Leaked: messages may come during static destruction.
-std::mutex& SinkMutex() {
-  static auto* mu = new std::mutex;
-  return *mu;
-}
-std::shared_ptr<const LogSink>& SinkSlot() {
-  static auto* slot = new std::shared_ptr<const LogSink>;
+struct SinkSlot {
+  Mutex mu;
+  std::shared_ptr<const LogSink> sink ABSL_GUARDED_BY(mu);  // null: DefaultSink
+};
+SinkSlot& Slot() {
+  static auto* slot = new SinkSlot;  // leaked: messages may come during static destruction
   return *slot;
 }
 
@@ -49,8 +48,9 @@ void LogMessage(LogLevel level, std::string_view message) {
   if (level == LogLevel::kOff) return;
   std::shared_ptr<const LogSink> sink;
   {
-    std::lock_guard<std::mutex> lock(SinkMutex());
-    sink = SinkSlot();
+    SinkSlot& slot = Slot();
+    MutexLock lock(&slot.mu);
+    sink = slot.sink;
   }
   if (sink == nullptr) {
     DefaultSink(level, message);
@@ -78,8 +78,9 @@ std::optional<LogLevel> ParseLogLevel(std::string_view text) {
 void SetLogSink(LogSink sink) {
   std::shared_ptr<const LogSink> p;
   if (sink) p = std::make_shared<const LogSink>(std::move(sink));
-  std::lock_guard<std::mutex> lock(base::SinkMutex());
-  base::SinkSlot() = std::move(p);
+  base::SinkSlot& slot = base::Slot();
+  base::MutexLock lock(&slot.mu);
+  slot.sink = std::move(p);
 }
 
 void SetLogLevel(LogLevel level) {

@@ -4,6 +4,7 @@
 #include "eagervm/trace.h"
 #include "base/env_registry.h"
 #include "base/log.h"
+#include "base/thread_role.h"
 #include "eagervm/virtual_machine.h"
 #include "profiler/chrome_trace_writer.h"
 #include "profiler/env_trace.h"
@@ -13,6 +14,13 @@
 namespace eagervm {
 
 absl::Status StartTrace() {
+  // StopTrace waits for open compute slices while holding the session lock,
+  // so a kernel must not wait for that lock.
+  if (base::OnVmThread()) {
+    return absl::FailedPreconditionError(
+        "StartTrace() was called on an eagervm VM thread (inside a kernel or callback); "
+        "start and stop traces from user threads");
+  }
   VirtualMachine& vm = VirtualMachine::Get();  // creates the VM: its threads get rows
   if (vm.is_shut_down()) {
     return absl::FailedPreconditionError("StartTrace(): the eagervm VM has been shut down");

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/str_cat.h"
 #include "base/thread_role.h"
 
@@ -23,18 +23,18 @@ namespace {
 // Every thread that recorded since the last collection. Leaked on purpose:
 // threads may record during static destruction.
 struct Registry {
-  std::mutex mu;
-  std::vector<ThreadBuffer*> buffers;  // guarded by mu
-  int next_tid = 1;                    // guarded by mu
+  base::Mutex mu;
+  std::vector<ThreadBuffer*> buffers ABSL_GUARDED_BY(mu);
+  int next_tid ABSL_GUARDED_BY(mu) = 1;
 };
 Registry& GetRegistry() {
   static auto* r = new Registry;
   return *r;
 }
 
-std::mutex control_mu;              // serialises StartSession/StopSession
-std::atomic<uint64_t> g_session{0}; // id of the current (or last) session
-int64_t g_start_ns = 0;             // guarded by control_mu
+base::Mutex control_mu;              // serialises StartSession/StopSession
+std::atomic<uint64_t> g_session{0};  // id of the current (or last) session
+int64_t g_start_ns ABSL_GUARDED_BY(control_mu) = 0;
 
 thread_local ThreadBuffer* tls_buffer = nullptr;
 thread_local bool tls_exiting = false;
@@ -53,7 +53,7 @@ ThreadBuffer* NewBufferForThisThread() {
   pthread_getname_np(pthread_self(), pname, sizeof(pname));
   const base::ThreadRole role = base::CurrentThreadRole();
   Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
+  base::MutexLock lock(&r.mu);
   const int tid = r.next_tid++;
   std::string name;
   int sort = 0;
@@ -75,10 +75,13 @@ ThreadBuffer* NewBufferForThisThread() {
 }  // namespace
 
 const char* Intern(const char* s) {
-  static std::mutex mu;
-  static auto* strings = new std::set<std::string>;
-  std::lock_guard<std::mutex> lock(mu);
-  return strings->insert(s).first->c_str();
+  struct Interned {
+    base::Mutex mu;
+    std::set<std::string> strings ABSL_GUARDED_BY(mu);  // nodes never move
+  };
+  static auto* interned = new Interned;  // leaked: names outlive every trace
+  base::MutexLock lock(&interned->mu);
+  return interned->strings.insert(s).first->c_str();
 }
 
 int64_t NowNs() {
@@ -116,7 +119,7 @@ void EmitCounter(const char* name, int64_t value) {
 bool SessionActive() { return Enabled(); }
 
 absl::Status StartSession() {
-  std::lock_guard<std::mutex> lock(control_mu);
+  base::MutexLock lock(&control_mu);
   if (internal::g_enabled.load(std::memory_order_relaxed)) {
     return absl::FailedPreconditionError("StartTrace(): a trace is already being recorded");
   }
@@ -127,17 +130,18 @@ absl::Status StartSession() {
 }
 
 absl::Status StopSession(TraceSink* sink) {
-  std::lock_guard<std::mutex> lock(control_mu);
+  base::MutexLock lock(&control_mu);
   if (!internal::g_enabled.load(std::memory_order_relaxed)) {
     return absl::FailedPreconditionError("StopTrace(): no trace is being recorded");
   }
   internal::g_enabled.store(false, std::memory_order_release);
   const uint64_t session = g_session.load(std::memory_order_relaxed);
+  const int64_t start_ns = g_start_ns;
   const int64_t end_ns = NowNs();
   Registry& r = GetRegistry();
   std::vector<ThreadBuffer*> buffers;
   {
-    std::lock_guard<std::mutex> rlock(r.mu);
+    base::MutexLock rlock(&r.mu);
     buffers = r.buffers;
   }
   // A compute that started before the stop finishes its slice first: the
@@ -147,13 +151,13 @@ absl::Status StopSession(TraceSink* sink) {
   }
   std::sort(buffers.begin(), buffers.end(),
             [](const ThreadBuffer* a, const ThreadBuffer* b) { return a->sort_index() < b->sort_index(); });
-  sink->Begin(SessionInfo{g_start_ns, end_ns});
+  sink->Begin(SessionInfo{start_ns, end_ns});
   uint64_t dropped = 0;
   for (ThreadBuffer* b : buffers) {
     const ThreadInfo t{b->tid(), b->sort_index(), b->name()};
     bool announced = false;
     b->ForEach(session, [&](const TraceEvent& e) {
-      if (e.ts_ns < g_start_ns) return;  // began in an earlier session
+      if (e.ts_ns < start_ns) return;  // began in an earlier session
       if (!announced) {
         sink->OnThread(t);
         announced = true;
@@ -164,7 +168,7 @@ absl::Status StopSession(TraceSink* sink) {
   }
   {
     // Buffers of exited threads are read; free them.
-    std::lock_guard<std::mutex> rlock(r.mu);
+    base::MutexLock rlock(&r.mu);
     auto it = std::remove_if(r.buffers.begin(), r.buffers.end(), [](ThreadBuffer* b) {
       if (!b->retired()) return false;
       delete b;
