@@ -87,10 +87,8 @@ TEST_F(CudaStreams, ConsumerOnAnotherStreamWaitsForASlowProducerOnTheDevice) {
   for (size_t i = 0; i < v->size(); i += 997) ASSERT_EQ((*v)[i], 8.0f) << "at " << i;
 }
 
-TEST_F(CudaStreams, WriteAfterReadAcrossStreamsWaitsForTheSlowReader) {
-  // Stream 1 reads x slowly (SlowFill of a *copy* target reads nothing, so
-  // make the slow op the reader's producer instead): y = slow(..) on 1, then
-  // x += y on 0 must see y's final value.
+TEST_F(CudaStreams, TheOtherDirectionStream1ToStream0AlsoWaits) {
+  // y is written slowly on stream 1, then x += y on stream 0 must see it.
   Tensor y = Zeros({1024}, DType::kFloat32, kGpu);
   Tensor x = Full({1024}, 1.0f, DType::kFloat32, kGpu);
   {
