@@ -7,19 +7,25 @@
 
 namespace eagervm::vm {
 
+// Grouped by the thread that writes them, one cache line per group: with all
+// of them on one line, every op made the submitting thread and the scheduler
+// steal that line from each other several times (false sharing).
 struct VmCounters {
-  std::atomic<uint64_t> received{0};
-  std::atomic<uint64_t> dispatched{0};
-  std::atomic<uint64_t> finished{0};
-  std::atomic<uint64_t> failed{0};
-  std::atomic<uint64_t> fused{0};
-  std::atomic<uint64_t> barriers{0};
-  std::atomic<uint64_t> scheduler_wakeups{0};
+  // Submitting threads.
+  alignas(64) std::atomic<uint64_t> received{0};
   std::atomic<uint64_t> backpressure_waits{0};
   std::atomic<int64_t> peak_in_flight{0};
   std::atomic<int64_t> pending_depth{0};
+  // The scheduler thread.
+  alignas(64) std::atomic<uint64_t> dispatched{0};
+  std::atomic<uint64_t> finished{0};
+  std::atomic<uint64_t> fused{0};
+  std::atomic<uint64_t> barriers{0};
+  std::atomic<uint64_t> scheduler_wakeups{0};
   std::atomic<int64_t> ready_depth{0};
   std::atomic<int64_t> running_depth{0};
+  // Stream workers (rare: only failures).
+  alignas(64) std::atomic<uint64_t> failed{0};
 
   static void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
     c.fetch_add(n, std::memory_order_relaxed);
