@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <type_traits>
@@ -129,6 +130,15 @@ Tensor FromVector(const std::vector<T>& data, Shape shape, Device device = Devic
     return internal::FromHostData(bytes.data(), bytes.size(), shape, DType::kBool, device);
   } else {
     return FromVector<T>(absl::MakeConstSpan(data), shape, device);
+  }
+}
+// So that FromVector<float>({1, 2, 3}, {3}) is not ambiguous.
+template <typename T>
+Tensor FromVector(std::initializer_list<T> data, Shape shape, Device device = Device::Cpu()) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return FromVector<bool>(std::vector<bool>(data), shape, device);
+  } else {
+    return FromVector<T>(absl::MakeConstSpan(data.begin(), data.size()), shape, device);
   }
 }
 // Zero-copy wrap of host memory; `deleter(data)` runs after the last use.

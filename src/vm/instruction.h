@@ -46,9 +46,16 @@ class Instruction {
   void set_stream(VmStream* s) { stream_ = s; }
   InstrState state() const { return state_; }
   void set_state(InstrState s) { state_ = s; }
-  uint64_t id() const { return id_; }
-  InstrRef ref() { return InstrRef{this, id_}; }
-  bool IsAlive(const InstrRef& r) const { return r.instr == this && r.id == id_ && id_ != 0; }
+  uint64_t id() const { return id_.load(std::memory_order_relaxed); }
+  InstrRef ref() { return InstrRef{this, id()}; }
+  // A stale reference may be checked while another thread re-acquires this
+  // instruction from the pool and writes a new id: hence the atomic. Relaxed
+  // suffices: ids go stale (Recycle) on the thread driving the engine, the
+  // only one that checks them, so it never reads an id older than its own write.
+  bool IsAlive(const InstrRef& r) const {
+    const uint64_t id = id_.load(std::memory_order_relaxed);
+    return r.instr == this && r.id == id && id != 0;
+  }
 
   // Set by the thread that ran the compute; read by the scheduler.
   bool done() const { return done_.load(std::memory_order_acquire); }
@@ -74,7 +81,7 @@ class Instruction {
   alignas(std::max_align_t) unsigned char policy_buffer_[kPolicyBufferSize];
   InstructionPolicy* policy_ = nullptr;
   VmStream* stream_ = nullptr;
-  uint64_t id_ = 0;
+  std::atomic<uint64_t> id_{0};
   InstrState state_ = InstrState::kFree;
   std::atomic<bool> done_{false};
 };

@@ -51,7 +51,7 @@ Instruction* AcquireUncached() {
 }  // namespace
 
 void InstructionPool::Reset(Instruction* i) {
-  i->id_ = next_id.fetch_add(1, std::memory_order_relaxed);
+  i->id_.store(next_id.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
   i->state_ = InstrState::kBuilding;
   i->done_.store(false, std::memory_order_relaxed);
   i->stream_ = nullptr;
@@ -92,7 +92,7 @@ Instruction* InstructionPool::Acquire() {
 
 void InstructionPool::Recycle(Instruction* instr) {
   instr->DestroyPolicy();
-  instr->id_ = 0;
+  instr->id_.store(0, std::memory_order_relaxed);
   instr->state_ = InstrState::kFree;
   if (cache_destroyed) {
     GlobalFreeList& g = Global();
