@@ -2,8 +2,9 @@
 // blocks at the high-water mark until the VM drains to half of it, so the
 // number of instructions in flight — and the memory they hold — stays bounded.
 //
-// 10^6 ops take ~2.7 s in a release build on the (loaded) 2-core dev machine
-// with max_in_flight = 1024 (~15 s with 64: a park/wake per 32 ops);
+// 10^6 ops take ~1.0 s in a release build on the idle 2-core dev machine
+// with max_in_flight = 1024 (2.7 s loaded; ~15 s loaded with a mark of 64:
+// a park/wake per 32 ops);
 // sanitizer builds (5-15x slower) run 10^5.
 #include <gtest/gtest.h>
 
