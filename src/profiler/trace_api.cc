@@ -1,4 +1,5 @@
 // The public trace API, and EAGERVM_TRACE's whole-run trace.
+#include <atomic>
 #include <string>
 
 #include "eagervm/trace.h"
@@ -47,7 +48,8 @@ bool IsTracing() { return profiler::SessionActive(); }
 
 namespace eagervm::profiler {
 namespace {
-bool env_trace_started = false;  // set once at VM creation, under the VM's config lock
+// Set once at VM creation; read at shutdown, possibly on another thread.
+std::atomic<bool> env_trace_started{false};
 }  // namespace
 
 void StartEnvTrace() {
@@ -58,12 +60,12 @@ void StartEnvTrace() {
     EAGERVM_LOG(kWarning, "EAGERVM_TRACE=", path, ": ", s.message());
     return;
   }
-  env_trace_started = true;
+  env_trace_started.store(true, std::memory_order_release);
   EAGERVM_LOG(kInfo, "tracing the whole run to ", path, " (EAGERVM_TRACE)");
 }
 
 void FinishEnvTrace() {
-  if (!env_trace_started || !SessionActive()) return;
+  if (!env_trace_started.load(std::memory_order_acquire) || !SessionActive()) return;
   const std::string& path = base::ProcessEnv().trace_path;
   ChromeTraceWriter writer(path);
   absl::Status s = StopSession(&writer);
