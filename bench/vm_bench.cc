@@ -140,6 +140,9 @@ void RegisterEmptyOp() {
   static const bool once = [] {
     OpOptions o;
     o.mutated_inputs = {0};
+    // Empty and never blocks: what small_runs_inline is for. bench_peers.sh
+    // also runs it with every op handed to a worker (EAGERVM_INLINE_MAX_BYTES=0).
+    o.small_runs_inline = true;
     auto infer = [](const std::vector<TensorMeta>&, const Attrs&) {
       return absl::StatusOr<std::vector<TensorMeta>>(std::vector<TensorMeta>{});
     };

@@ -38,7 +38,7 @@ run() {  # run NAME ROUND [ENV=V...] -- BINARY [ARGS...]
 }
 for r in $(seq 1 "$rounds"); do
   run vm_bench "$r" EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=0 -- "$dir/bench/vm_bench"
-  run vm_bench_inline "$r" EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=1 -- "$dir/bench/vm_bench" \
+  run vm_bench_handoff "$r" EAGERVM_INLINE_MAX_BYTES=0 -- "$dir/bench/vm_bench" \
       --benchmark_filter='EvmChain|EvmSubmit|EvmEmptyChain|EvmItem|EvmInFlight'
   run torch_peer_bench "$r" OMP_NUM_THREADS=1 -- "$dir/bench/peers/torch_peer_bench"
   run starpu_peer_bench "$r" STARPU_SILENT=1 -- "$dir/bench/peers/starpu_peer_bench"

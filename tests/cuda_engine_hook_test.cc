@@ -80,6 +80,7 @@ class EngineHookTest : public ::testing::TestWithParam<bool> {
     Instruction* i = InstructionPool::Acquire();
     i->Emplace<TaggedPolicy>(tag, &blob_, write);
     i->set_stream(streams_[stream].get());
+    i->PrepareForScheduler();  // what VmImpl::Receive does
     i->set_state(InstrState::kPending);
     return i;
   }
@@ -91,7 +92,7 @@ class EngineHookTest : public ::testing::TestWithParam<bool> {
 
   Log log_;
   VmCounters counters_;
-  Engine engine_{&counters_};
+  Engine engine_{&counters_, /*inline_max_bytes=*/0};
   BlobObject blob_{16, Device::Cuda(0)};
   std::vector<std::unique_ptr<VmStream>> streams_;
 };

@@ -84,6 +84,7 @@ TEST(Env, EachVariableParses) {
   const base::ParsedEnv env = base::ParseEnv({
       "EAGERVM_CPU_STREAMS=4",
       "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
+      "EAGERVM_INLINE_MAX_BYTES=4KiB",
       "EAGERVM_SYNCHRONOUS=TRUE",
       "EAGERVM_MAX_IN_FLIGHT=1000",
       "EAGERVM_SPIN_US=0",
@@ -98,6 +99,7 @@ TEST(Env, EachVariableParses) {
   EXPECT_TRUE(env.warnings.empty()) << env.warnings[0];
   EXPECT_EQ(env.options.cpu_streams, 4);
   EXPECT_TRUE(env.options.compute_on_scheduler_thread);
+  EXPECT_EQ(env.options.inline_max_bytes, 4096);
   EXPECT_TRUE(env.options.synchronous);
   EXPECT_EQ(env.options.max_in_flight, 1000);
   EXPECT_EQ(env.options.spin_us, 0);
@@ -107,9 +109,9 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(env.trace_path, "/tmp/run.json");
   EXPECT_TRUE(env.has_log_level);
   EXPECT_EQ(env.log_level, LogLevel::kDebug);
-  EXPECT_EQ(env.applied.size(), 8u);
+  EXPECT_EQ(env.applied.size(), 9u);
   // Every registered variable was covered above.
-  EXPECT_EQ(base::EnvVars().size(), 10u) << "a new variable needs a case in this test";
+  EXPECT_EQ(base::EnvVars().size(), 11u) << "a new variable needs a case in this test";
 }
 
 TEST(Env, BadValuesWarnAndKeepTheDefault) {

@@ -76,8 +76,10 @@ TEST(Trace, SmallProgramHasOneComputeSlicePerInstruction) {
   ASSERT_TRUE(StartTrace().ok());
   EXPECT_TRUE(IsTracing());
   {
-    Tensor a = Full({64}, 1.0f, DType::kFloat32);
-    Tensor b = Full({64}, 2.0f, DType::kFloat32);
+    // 32 KiB each: over VmOptions::inline_max_bytes, so the ops compute on
+    // the stream workers rather than inline on the scheduler.
+    Tensor a = Full({8192}, 1.0f, DType::kFloat32);
+    Tensor b = Full({8192}, 2.0f, DType::kFloat32);
     Tensor c = ops::Add(a, b);
     Tensor d;
     {

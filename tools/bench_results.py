@@ -1,6 +1,6 @@
 """Loads Google Benchmark JSON files written by scripts/bench_peers.sh.
 
-Files are named <program>.<round>.json (program: vm_bench, vm_bench_inline,
+Files are named <program>.<round>.json (program: vm_bench, vm_bench_handoff,
 torch_peer_bench, ...). Each benchmark's counter is taken from its "median"
 aggregate when the file has repetitions, else from its single run, and the
 median over rounds is kept: the rounds interleave the programs, so slow

@@ -8,7 +8,7 @@ import sys
 from bench_results import counter, load
 
 EVM = "vm_bench"
-INLINE = "vm_bench_inline"  # EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=1
+HANDOFF = "vm_bench_handoff"  # EAGERVM_INLINE_MAX_BYTES=0: every op handed to a worker
 TORCH = "torch_peer_bench"
 STARPU = "starpu_peer_bench"
 TBB = "tbb_peer_bench"
@@ -48,12 +48,12 @@ EXTRA = [
     ("submit-side cost, vs StarPU submission loop (CPU)",
      f"{EVM}:BM_EvmSubmit", f"{STARPU}:BM_StarpuSubmit"),
     ("1M-float add, vs libtorch (1 thread)", f"{EVM}:BM_EvmAdd1M", f"{TORCH}:BM_TorchAdd1M"),
-    ("compute on scheduler thread: tiny op chain, vs libtorch add_",
-     f"{INLINE}:BM_EvmChain", f"{TORCH}:BM_TorchChain/0"),
-    ("compute on scheduler thread: one op + Item(), vs libtorch add_ + item",
-     f"{INLINE}:BM_EvmItem", f"{TORCH}:BM_TorchItem"),
-    ("compute on scheduler thread: empty-task chain, vs StarPU",
-     f"{INLINE}:BM_EvmEmptyChain", f"{STARPU}:BM_StarpuEmptyChain"),
+    ("every op handed to a worker (inline_max_bytes=0): tiny op chain, vs libtorch add_",
+     f"{HANDOFF}:BM_EvmChain", f"{TORCH}:BM_TorchChain/0"),
+    ("every op handed to a worker: one op + Item(), vs libtorch add_ + item",
+     f"{HANDOFF}:BM_EvmItem", f"{TORCH}:BM_TorchItem"),
+    ("every op handed to a worker: empty-task chain, vs StarPU",
+     f"{HANDOFF}:BM_EvmEmptyChain", f"{STARPU}:BM_StarpuEmptyChain"),
 ]
 
 

@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from bench_results import load  # noqa: E402
 
 SERIES = [
-    ("eagervm (stream workers)", "vm_bench:BM_EvmInFlight/", "tab:blue", "o"),
-    ("eagervm (compute on scheduler thread)", "vm_bench_inline:BM_EvmInFlight/", "tab:cyan", "s"),
+    ("eagervm (default: small ops inline on the scheduler)", "vm_bench:BM_EvmInFlight/", "tab:blue", "o"),
+    ("eagervm (every op handed to a worker)", "vm_bench_handoff:BM_EvmInFlight/", "tab:cyan", "s"),
     ("libtorch add_ (synchronous)", "torch_peer_bench:BM_TorchInFlight/", "tab:red", "^"),
     ("StarPU tasks", "starpu_peer_bench:BM_StarpuInFlight/", "tab:green", "v"),
 ]

@@ -23,6 +23,12 @@ using Attrs = absl::flat_hash_map<std::string, AttrValue>;
 
 struct OpOptions {
   std::vector<int> mutated_inputs;  // inputs the kernel writes in place
+  // The kernel is short for small operands and never blocks (no locks, I/O,
+  // sleeps or waits on other threads): the scheduler may then run a call
+  // whose operands total at most VmOptions::inline_max_bytes itself, instead
+  // of handing it to the stream's worker thread (a handoff costs more than a
+  // tiny kernel). Off by default: a user kernel may block. Built-ins set it.
+  bool small_runs_inline = false;
 };
 
 namespace internal {

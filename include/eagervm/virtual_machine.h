@@ -20,6 +20,13 @@ struct EAGERVM_EXPORT VmOptions {
   // Run CPU kernels on the scheduler thread instead of stream workers (saves a
   // thread handoff per op; loses stream parallelism).
   bool compute_on_scheduler_thread = false;
+  // Small instructions run on the scheduler thread: a CPU op call whose
+  // operands total at most this many bytes, of an op that allows it
+  // (OpOptions::small_runs_inline; every built-in but MatMul), runs inline at
+  // dispatch when nothing earlier on its stream is still running, instead of
+  // being handed to the stream's worker (a handoff costs more than a 1-float
+  // add). Stream order and dependences are unchanged. 0 turns it off.
+  int64_t inline_max_bytes = 16 << 10;
   // Deterministic mode for tests and debugging: no VM threads at all; every
   // submission is scheduled and computed on the submitting thread before it returns.
   bool synchronous = false;
@@ -28,7 +35,9 @@ struct EAGERVM_EXPORT VmOptions {
   // ResourceExhausted. EAGERVM_CUDA_MEMORY_LIMIT (bytes).
   int64_t cuda_memory_limit = 0;
   // Back-pressure: a submitting thread blocks while more than this many
-  // instructions are in flight, until the VM drains to half of it.
+  // instructions are in flight, until the VM drains to half of it. Limits of
+  // 4096 and more are checked once per 64 instructions a thread submits (the
+  // check costs a cache miss), so each thread may overshoot by up to 64.
   int64_t max_in_flight = 1 << 16;
   // How long VM threads spin for more work after finishing some, before they
   // park (a park/wake costs ~20-40 us). 0 parks at once.
@@ -65,7 +74,8 @@ struct EAGERVM_EXPORT VmStats {
   uint64_t dispatched = 0;  // handed to a stream
   uint64_t finished = 0;    // released
   uint64_t failed = 0;      // instructions whose compute failed (not forwarded errors)
-  uint64_t fused = 0;       // instructions merged into a fused one
+  uint64_t fused = 0;    // handed to a worker in one batch with the one before
+  uint64_t inlined = 0;  // small ones run by the scheduler (VmOptions::inline_max_bytes)
   uint64_t barriers = 0;
   uint64_t scheduler_wakeups = 0;  // parks of the scheduler that ended in a wake
   uint64_t worker_wakeups = 0;

@@ -30,6 +30,10 @@ const EnvVar kVars[] = {
     {"EAGERVM_COMPUTE_ON_SCHEDULER_THREAD", EnvType::kBool, "false",
      "Run CPU kernels on the scheduler thread (no hand-off per op, no stream parallelism).", 0,
      1, [](const EnvValue& v, VmOptions* o) { o->compute_on_scheduler_thread = AsBool(v); }},
+    {"EAGERVM_INLINE_MAX_BYTES", EnvType::kByteSize, "16KiB",
+     "Small CPU op calls (operands up to this many bytes, of ops that allow it) run on the "
+     "scheduler thread when their stream is idle, skipping the handoff to its worker (`0`: never).",
+     0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->inline_max_bytes = AsInt(v); }},
     {"EAGERVM_SYNCHRONOUS", EnvType::kBool, "false",
      "Deterministic debugging mode: no VM threads; each submission runs on the calling thread "
      "before it returns.",

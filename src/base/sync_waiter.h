@@ -19,8 +19,13 @@ namespace eagervm::base {
 
 class SyncWaiter {
  public:
-  // Called once, by the thread that produced the result.
+  // Called once, by the thread that produced the result. If the waiter has
+  // not parked, one CAS and no lock: the common case, a short wait.
   void Signal() {
+    int expected = kWaiting;
+    if (state_.compare_exchange_strong(expected, kFinal, std::memory_order_acq_rel)) return;
+    // Parked: wake it under the lock. It then waits for kFinal, so this
+    // thread's last access to *this is that store.
     {
       std::lock_guard<std::mutex> lock(mu_);
       state_.store(kSignaled, std::memory_order_release);
@@ -38,15 +43,18 @@ class SyncWaiter {
         if ((++iter & 63) == 0 && NowNanos() > deadline) break;
       }
     }
-    if (state_.load(std::memory_order_acquire) == kWaiting) {
+    if (state_.load(std::memory_order_acquire) != kFinal) {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return state_.load(std::memory_order_acquire) != kWaiting; });
+      int expected = kWaiting;
+      if (state_.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel)) {
+        cv_.wait(lock, [&] { return state_.load(std::memory_order_acquire) != kParked; });
+      }
     }
     while (state_.load(std::memory_order_acquire) != kFinal) CpuRelax();
   }
 
  private:
-  enum : int { kWaiting = 0, kSignaled = 1, kFinal = 2 };
+  enum : int { kWaiting = 0, kParked = 1, kSignaled = 2, kFinal = 3 };
   std::atomic<int> state_{kWaiting};
   std::mutex mu_;
   std::condition_variable cv_;

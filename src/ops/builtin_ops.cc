@@ -1,6 +1,8 @@
 // The built-in ops: their definitions (name, which inputs they mutate) and
 // the calls that register their kernels. Built-ins infer shapes in their
 // ops:: functions, so their InferFn is only used by ops::Call.
+#include <string_view>
+
 #include "ops/op_registry.h"
 
 namespace eagervm::kernels {
@@ -25,6 +27,9 @@ namespace {
 void Define(OpRegistry& r, const char* name, std::vector<int> mutated = {}) {
   OpOptions o;
   o.mutated_inputs = std::move(mutated);
+  // Element-wise and reduction kernels are short for small operands; MatMul's
+  // cost grows faster than its bytes, so it always goes to the stream's worker.
+  o.small_runs_inline = std::string_view(name) != "MatMul";
   (void)r.RegisterOp(name, nullptr, std::move(o));
 }
 

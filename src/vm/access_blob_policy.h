@@ -22,12 +22,20 @@ using BlobCallback = std::function<void(const ErrorPtr& error, void* data, size_
 
 class AccessBlobPolicy final : public InstructionPolicy {
  public:
+  // `short_callback`: the callback is brief and never blocks (the runtime's
+  // own reads), so the scheduler may run a small access itself.
   AccessBlobPolicy(std::shared_ptr<BlobObject> blob, size_t offset, size_t bytes, bool write,
-                   BlobCallback cb)
-      : blob_(std::move(blob)), offset_(offset), bytes_(bytes), write_(write), cb_(std::move(cb)) {}
+                   BlobCallback cb, bool short_callback = false)
+      : blob_(std::move(blob)),
+        offset_(offset),
+        bytes_(bytes),
+        write_(write),
+        short_callback_(short_callback),
+        cb_(std::move(cb)) {}
   const char* name() const override { return write_ ? "AccessBlob(write)" : "AccessBlob(read)"; }
   void GetAccesses(AccessList* out) const override { out->push_back({blob_.get(), write_}); }
   void Compute(VmStream* stream) override;
+  size_t InlineBytes() const override { return short_callback_ ? bytes_ : kNotInline; }
 
   // For stream policies that must stage the bytes through host-visible
   // memory (CUDA): what is accessed, and how to hand the callback the staged
@@ -43,6 +51,7 @@ class AccessBlobPolicy final : public InstructionPolicy {
   size_t offset_;
   size_t bytes_;
   bool write_;
+  bool short_callback_;
   BlobCallback cb_;
 };
 

@@ -37,6 +37,7 @@ class BlobObject {
   bool allocated() const { return data_ != nullptr; }
   absl::Status EnsureAllocated(memory::Allocator* allocator);
   void Free();
+  bool has_user_deleter() const { return static_cast<bool>(deleter_); }
   const ErrorPtr& error() const { return error_; }
   void set_error(ErrorPtr e) { error_ = std::move(e); }
 
@@ -47,10 +48,16 @@ class BlobObject {
   // The stream of the first write ever submitted: where memory comes from and
   // where the release goes.
   VmStream* producer() const { return producer_.load(std::memory_order_acquire); }
+  // Stores only on change: every op writing this storage calls it, and a
+  // store (or a CAS) to an unchanged value still takes the line exclusive.
   void NoteWrite(VmStream* s) {
-    VmStream* expected = nullptr;
-    producer_.compare_exchange_strong(expected, s, std::memory_order_acq_rel);
-    last_writer_stream_.store(s, std::memory_order_release);
+    if (producer_.load(std::memory_order_acquire) == nullptr) {
+      VmStream* expected = nullptr;
+      producer_.compare_exchange_strong(expected, s, std::memory_order_acq_rel);
+    }
+    if (last_writer_stream_.load(std::memory_order_relaxed) != s) {
+      last_writer_stream_.store(s, std::memory_order_release);
+    }
   }
   // Where the last write was submitted: reading there needs no cross-stream edge.
   VmStream* last_writer_stream() const { return last_writer_stream_.load(std::memory_order_acquire); }
@@ -62,9 +69,11 @@ class BlobObject {
   memory::Allocator* allocator_ = nullptr;
   std::function<void(void*)> deleter_;
   ErrorPtr error_;
-  Dependence dependence_;
-  std::atomic<VmStream*> producer_{nullptr};
+  // Submitting threads write the hints below on every op, the scheduler the
+  // dependence: separate cache lines, so neither steals the other's.
+  alignas(64) std::atomic<VmStream*> producer_{nullptr};
   std::atomic<VmStream*> last_writer_stream_{nullptr};
+  alignas(64) Dependence dependence_;
 };
 
 }  // namespace eagervm::vm

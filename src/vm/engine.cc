@@ -36,7 +36,7 @@ bool Engine::ReleaseFinished() {
     VmStream* s = active_streams_[i];
     while (!s->running.empty() && s->policy()->QueryDone(s->running.head)) {
       Instruction* instr = s->running.PopFront();
-      counters_->running_depth.fetch_sub(1, std::memory_order_relaxed);
+      VmCounters::Add<int64_t>(counters_->running_depth, -1);
       Release(instr);
       progress = true;
     }
@@ -56,7 +56,7 @@ void Engine::Release(Instruction* instr) {
     if (--succ->in_degree == 0) MakeReady(succ);
   }
   LivelyErase(instr);
-  VmCounters::Bump(counters_->finished);
+  VmCounters::Add<uint64_t>(counters_->finished, 1);
   InstructionPool::Recycle(instr);
 }
 
@@ -68,8 +68,8 @@ bool Engine::RunBarriers() {
     LivelyErase(b);
     // Count it finished before the callback wakes a Sync(): a caller reading
     // GetStats() right after Sync() must see nothing in flight.
-    VmCounters::Bump(counters_->finished);
-    VmCounters::Bump(counters_->barriers);
+    VmCounters::Add<uint64_t>(counters_->finished, 1);
+    VmCounters::Add<uint64_t>(counters_->barriers, 1);
     {
       profiler::ComputeSlice trace(b);
       b->policy()->Compute(nullptr);
@@ -101,9 +101,7 @@ void Engine::Intake(InstructionList* list) {
 // DESIGN §3. Reads are linked before writes so an instruction that reads and
 // writes one storage (x += x) ends as its last writer with no self-edge.
 void Engine::Link(Instruction* instr) {
-  accesses_.clear();
-  instr->policy()->GetAccesses(&accesses_);
-  for (const Access& a : accesses_) {
+  for (const Access& a : instr->accesses) {
     if (a.write) continue;
     Dependence& dep = a.blob->dependence();
     AddEdge(dep.last_writer, instr);
@@ -115,7 +113,7 @@ void Engine::Link(Instruction* instr) {
     }
     dep.readers.push_back(instr->ref());
   }
-  for (const Access& a : accesses_) {
+  for (const Access& a : instr->accesses) {
     if (!a.write) continue;
     Dependence& dep = a.blob->dependence();
     AddEdge(dep.last_writer, instr);
@@ -163,29 +161,51 @@ bool Engine::DispatchReady() {
     Dispatch(ready_.PopFront());
     progress = true;
   }
+  FlushHandoffs();
   return progress;
+}
+
+// A small instruction runs on this thread when that keeps the stream's order:
+// nothing dispatched before it on its stream is still running (the worker
+// finishes in order, so the running list's tail being done means all are) and
+// nothing is waiting to be handed over. A handoff costs more than the kernel.
+bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
+  if (inline_max_bytes_ == 0 || !s->handoff.empty()) return false;
+  if (!s->running.empty() && !s->running.tail->done()) return false;
+  return instr->inline_bytes <= inline_max_bytes_;
+}
+
+void Engine::FlushHandoffs() {
+  for (VmStream* s : handoff_streams_) {
+    if (s->handoff.size() > 1) VmCounters::Add<uint64_t>(counters_->fused, s->handoff.size() - 1);
+    s->thread_ctx()->Enqueue(&s->handoff);
+  }
+  handoff_streams_.clear();
 }
 
 void Engine::Dispatch(Instruction* instr) {
   VmStream* s = instr->stream();
+  const bool inline_run = s->thread_ctx() == nullptr || RunsInline(s, instr);
   instr->set_state(InstrState::kRunning);
   s->running.PushBack(instr);
-  counters_->running_depth.fetch_add(1, std::memory_order_relaxed);
+  VmCounters::Add<int64_t>(counters_->running_depth, 1);
   if (!s->active) {
     s->active = true;
     active_streams_.push_back(s);
   }
-  VmCounters::Bump(counters_->dispatched);
+  VmCounters::Add<uint64_t>(counters_->dispatched, 1);
   // Successors on the same stream may be dispatched right behind it.
   for (Instruction* succ : instr->on_dispatch) {
     if (--succ->in_degree == 0) MakeReady(succ);
   }
   instr->on_dispatch.clear();
-  if (s->thread_ctx() == nullptr) {
+  if (inline_run) {
+    if (s->thread_ctx() != nullptr) VmCounters::Add<uint64_t>(counters_->inlined, 1);
     profiler::ComputeSlice trace(instr);
     s->policy()->Run(s, instr);
   } else {
-    s->thread_ctx()->Enqueue(instr);
+    if (s->handoff.empty()) handoff_streams_.push_back(s);
+    s->handoff.push_back(instr);
   }
 }
 

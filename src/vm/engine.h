@@ -24,7 +24,9 @@ class VmStream;
 
 class Engine {
  public:
-  explicit Engine(VmCounters* counters) : counters_(counters) {}
+  // `inline_max_bytes`: VmOptions::inline_max_bytes.
+  Engine(VmCounters* counters, int64_t inline_max_bytes)
+      : counters_(counters), inline_max_bytes_(static_cast<size_t>(inline_max_bytes)) {}
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -47,6 +49,8 @@ class Engine {
   void AddEdge(const InstrRef& src, Instruction* dst);
   bool DispatchReady();
   void Dispatch(Instruction* instr);
+  bool RunsInline(const VmStream* s, const Instruction* instr) const;
+  void FlushHandoffs();
   void Release(Instruction* instr);
   void MakeReady(Instruction* instr);
   bool RunProbes();
@@ -54,13 +58,16 @@ class Engine {
   void LivelyErase(Instruction* instr);
 
   VmCounters* counters_;
+  const size_t inline_max_bytes_;
+  // Streams with instructions dispatched in this pass and not yet handed to
+  // their worker: one handoff (one lock, at most one wake) per stream per pass.
+  std::vector<VmStream*> handoff_streams_;
   InstructionList ready_;
   InstructionList barriers_;
   Instruction* lively_head_ = nullptr;
   Instruction* lively_tail_ = nullptr;
   size_t lively_count_ = 0;
   std::vector<VmStream*> active_streams_;
-  AccessList accesses_;  // scratch, reused
 
   std::mutex probe_mu_;
   std::vector<std::function<bool()>> new_probes_;  // guarded by probe_mu_

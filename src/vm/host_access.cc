@@ -41,7 +41,8 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
           std::memcpy(dst, data, n < bytes ? n : bytes);
         }
         waiter.Signal();
-      });
+      },
+      /*short_callback=*/true);
   instr->set_stream(stream);
   s = SubmitInstruction(instr);
   if (!s.ok()) return s;

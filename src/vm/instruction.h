@@ -61,6 +61,17 @@ class Instruction {
   bool done() const { return done_.load(std::memory_order_acquire); }
   void MarkDone() { done_.store(true, std::memory_order_release); }
 
+  // Filled by the submitting thread (VmImpl::Receive), where the policy's
+  // operands are still in cache, and read by the scheduler: the storages it
+  // touches, and the bytes for VmOptions::inline_max_bytes.
+  void PrepareForScheduler() {
+    accesses.clear();
+    policy_->GetAccesses(&accesses);
+    inline_bytes = policy_->InlineBytes();
+  }
+  AccessList accesses;
+  size_t inline_bytes = InstructionPolicy::kNotInline;
+
   // --- scheduler thread only ---
   Instruction* next = nullptr;  // the one FIFO list it is in
   Instruction* lively_prev = nullptr;

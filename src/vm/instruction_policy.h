@@ -30,6 +30,11 @@ class InstructionPolicy {
   // Barriers are not linked: they run on the scheduler thread once every
   // instruction received before them has been released.
   virtual bool IsBarrier() const { return false; }
+  // Bytes the compute touches if it is short and never blocks, so that the
+  // scheduler may run it itself (VmOptions::inline_max_bytes); kNotInline
+  // otherwise (the default: user callbacks and kernels may block).
+  static constexpr size_t kNotInline = ~size_t{0};
+  virtual size_t InlineBytes() const { return kNotInline; }
   // Runs on the stream's thread (or the scheduler, for barriers and inline
   // streams). Never throws: failures are recorded as data on the outputs.
   virtual void Compute(VmStream* stream) = 0;

@@ -16,6 +16,17 @@ void OpCallPolicy::GetAccesses(AccessList* out) const {
   for (const internal::Operand& o : args_.outputs) out->push_back({o.blob.get(), true});
 }
 
+size_t OpCallPolicy::InlineBytes() const {
+  if (!def_->options.small_runs_inline) return kNotInline;
+  size_t bytes = 0;
+  auto nbytes = [](const internal::Operand& o) {
+    return static_cast<size_t>(o.meta.shape.numel()) * SizeOf(o.meta.dtype);
+  };
+  for (const internal::Operand& o : args_.inputs) bytes += nbytes(o);
+  for (const internal::Operand& o : args_.outputs) bytes += nbytes(o);
+  return bytes;
+}
+
 void OpCallPolicy::Poison(const ErrorPtr& error) {
   for (internal::Operand& o : args_.outputs) o.blob->set_error(error);
   for (size_t i = 0; i < args_.inputs.size(); ++i) {

@@ -16,6 +16,7 @@ class OpCallPolicy final : public InstructionPolicy {
   const char* name() const override { return def_->name.c_str(); }
   void GetAccesses(AccessList* out) const override;
   void Compute(VmStream* stream) override;
+  size_t InlineBytes() const override;
 
   internal::KernelArgs& args() { return args_; }
   const internal::OpDef* def() const { return def_; }

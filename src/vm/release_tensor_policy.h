@@ -19,6 +19,9 @@ class ReleaseTensorPolicy final : public InstructionPolicy {
   const char* name() const override { return "ReleaseTensor"; }
   void GetAccesses(AccessList* out) const override { out->push_back({blob_.get(), true}); }
   void Compute(VmStream*) override { blob_->Free(); }
+  // Returning memory to the stream's allocator is short; a user's deleter
+  // (Tensor::FromBlob) may block, so that one goes to the worker.
+  size_t InlineBytes() const override { return blob_->has_user_deleter() ? kNotInline : 0; }
 
  private:
   std::shared_ptr<BlobObject> blob_;

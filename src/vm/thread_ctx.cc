@@ -21,13 +21,14 @@ void ThreadCtx::Close() {
   thread_.join();
 }
 
-void ThreadCtx::Enqueue(Instruction* instr) {
+void ThreadCtx::Enqueue(std::vector<Instruction*>* batch) {
   bool was_empty;
   {
     std::lock_guard<std::mutex> lock(mu_);
     was_empty = queue_.empty();
-    queue_.push_back(instr);
+    queue_.insert(queue_.end(), batch->begin(), batch->end());
   }
+  batch->clear();
   if (was_empty) notifier_.Notify();
 }
 

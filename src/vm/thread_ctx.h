@@ -24,8 +24,9 @@ class ThreadCtx {
   ThreadCtx(const ThreadCtx&) = delete;
   ThreadCtx& operator=(const ThreadCtx&) = delete;
 
-  // Scheduler thread: queue one instruction; wakes the worker on empty->non-empty.
-  void Enqueue(Instruction* instr);
+  // Scheduler thread: queues `batch` (in order) and clears it; wakes the
+  // worker on empty->non-empty.
+  void Enqueue(std::vector<Instruction*>* batch);
   // Finishes queued work, then stops the thread.
   void Close();
   uint64_t wakeups() const { return wakeups_.load(std::memory_order_relaxed); }

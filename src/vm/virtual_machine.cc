@@ -94,7 +94,7 @@ absl::Status Sync() {
 
 std::string VmStats::ToString() const {
   std::string s = base::Cat("VmStats{received=", received, " dispatched=", dispatched,
-                               " finished=", finished, " failed=", failed, " fused=", fused,
+                               " finished=", finished, " failed=", failed, " fused=", fused, " inlined=", inlined,
                                " barriers=", barriers, " in_flight=", in_flight,
                                " peak_in_flight=", peak_in_flight,
                                " scheduler_wakeups=", scheduler_wakeups,
@@ -114,6 +114,7 @@ std::ostream& operator<<(std::ostream& os, const VmStats& s) { return os << s.To
 std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
   return os << "VmOptions{cpu_streams=" << o.cpu_streams
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
+            << " inline_max_bytes=" << o.inline_max_bytes
             << " synchronous=" << o.synchronous << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
             << " oom_wait_ms=" << o.oom_wait_ms << "}";

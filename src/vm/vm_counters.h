@@ -20,6 +20,7 @@ struct VmCounters {
   alignas(64) std::atomic<uint64_t> dispatched{0};
   std::atomic<uint64_t> finished{0};
   std::atomic<uint64_t> fused{0};
+  std::atomic<uint64_t> inlined{0};
   std::atomic<uint64_t> barriers{0};
   std::atomic<uint64_t> scheduler_wakeups{0};
   std::atomic<int64_t> ready_depth{0};
@@ -29,6 +30,12 @@ struct VmCounters {
 
   static void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
     c.fetch_add(n, std::memory_order_relaxed);
+  }
+  // For counters with one writer at a time (the engine's, bumped several
+  // times per op): a load and a store, no locked read-modify-write.
+  template <typename T>
+  static void Add(std::atomic<T>& c, T n) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
   int64_t in_flight() const {
     return static_cast<int64_t>(received.load(std::memory_order_acquire) -

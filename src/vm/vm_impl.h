@@ -77,11 +77,12 @@ class VmImpl {
   void DrainOnThisThread();  // synchronous mode
   bool SchedulePass();
   absl::Status WaitForBackpressure();
+  bool BackpressureCheckDue(size_t n) const;
   absl::Status AppendPending(InstructionList* list);
 
   const VmOptions options_;
   VmCounters counters_;
-  Engine engine_{&counters_};
+  Engine engine_{&counters_, options_.inline_max_bytes};
   base::Notifier scheduler_notifier_;
 
   std::mutex pending_mu_;

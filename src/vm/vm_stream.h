@@ -4,6 +4,7 @@
 #define EAGERVM_VM_VM_STREAM_H_
 
 #include <memory>
+#include <vector>
 
 #include "eagervm/stream.h"
 #include "vm/instruction.h"
@@ -25,8 +26,12 @@ class VmStream {
   ThreadCtx* thread_ctx() const { return thread_ctx_; }
 
   // --- scheduler thread only ---
-  InstructionList running;  // dispatched, not yet released, in dispatch order
+  // On their own cache line: submitting threads read id() on every op, and
+  // the scheduler writes these on every op.
+  alignas(64) InstructionList running;  // dispatched, not yet released, in dispatch order
   bool active = false;      // in the engine's active-stream list
+  // Dispatched in this scheduling pass, to be handed to the worker together.
+  std::vector<Instruction*> handoff;
 
  private:
   Stream id_;

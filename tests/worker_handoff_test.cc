@@ -1,0 +1,53 @@
+// VmOptions::inline_max_bytes = 0: every CPU instruction is handed to its
+// stream's worker thread, as before inline dispatch existed. The default
+// configuration runs most small test programs on the scheduler, so this keeps
+// the worker path under the differential test.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "eagervm/eagervm.h"
+#include "random_program.h"
+
+namespace eagervm {
+namespace {
+
+class WorkerHandoffEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    VmOptions opts;
+    opts.inline_max_bytes = 0;
+    ASSERT_TRUE(VirtualMachine::Configure(opts).ok());
+  }
+};
+const auto* const env = ::testing::AddGlobalTestEnvironment(new WorkerHandoffEnvironment);
+
+constexpr int kPrograms = testing::kSanitized ? 40 : 300;
+
+TEST(WorkerHandoff, RandomProgramsMatchReference) {
+  for (int p = 0; p < kPrograms; ++p) ASSERT_EQ(testing::RunRandomProgram(21000 + p), "");
+  ASSERT_TRUE(Sync().ok());
+  const VmStats s = VirtualMachine::Get().GetStats();
+  EXPECT_EQ(s.inlined, 0u) << s;
+  EXPECT_GT(s.fused, 0u) << "runs of same-stream instructions go to the worker in batches; " << s;
+}
+
+TEST(WorkerHandoff, FourUserThreads) {
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &failures] {
+      for (int p = 0; p < kPrograms / 8 && failures[t].empty(); ++p) {
+        failures[t] = testing::RunRandomProgram(23000 + 100 * t + p);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
+  EXPECT_TRUE(Sync().ok());
+}
+
+}  // namespace
+}  // namespace eagervm
