@@ -51,7 +51,7 @@ done
   echo
   python3 tools/bench_table.py "$out"
 } | tee "$out/table.md"
-python3 tools/plot_inflight.py "$out" "$out/ns_per_op_vs_inflight.png"
+/usr/bin/python3 tools/plot_inflight.py "$out" "$out/ns_per_op_vs_inflight.png"
 if [ "${UPDATE_DOCS:-0}" = 1 ]; then
   mkdir -p docs/images
   cp "$out/ns_per_op_vs_inflight.png" docs/images/ns_per_op_vs_inflight.png

@@ -11,7 +11,10 @@ bool Notifier::Wait(int64_t spin_ns, bool* parked) {
     int iter = 0;
     while (count_.load(std::memory_order_acquire) == 0) {
       CpuRelax();
-      if ((++iter & 63) == 0 && NowNanos() > deadline) break;
+      if ((++iter & 63) == 0) {
+        if (NowNanos() > deadline) break;
+        SpinYield();
+      }
     }
   }
   if (count_.load(std::memory_order_acquire) == 0) {

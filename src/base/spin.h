@@ -19,6 +19,13 @@ inline void CpuRelax() {
 #endif
 }
 
+// Called every 64 spins: on a machine with fewer cores than busy threads (2
+// cores: a user thread, the scheduler and a worker), a spinner that never
+// yields keeps a just-woken thread off the core for its whole spin window,
+// and the handoff it is waiting for stalls behind it. sched_yield returns at
+// once when nothing else is runnable.
+void SpinYield();
+
 inline int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())

@@ -40,7 +40,10 @@ class SyncWaiter {
       int iter = 0;
       while (state_.load(std::memory_order_acquire) != kFinal) {
         CpuRelax();
-        if ((++iter & 63) == 0 && NowNanos() > deadline) break;
+        if ((++iter & 63) == 0) {
+          if (NowNanos() > deadline) break;
+          SpinYield();
+        }
       }
     }
     if (state_.load(std::memory_order_acquire) != kFinal) {
