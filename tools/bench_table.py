@@ -47,6 +47,8 @@ EXTRA = [
      f"{EVM}:BM_EvmChain", f"{TBB}:BM_TbbBuildRunChain"),
     ("submit-side cost, vs StarPU submission loop (CPU)",
      f"{EVM}:BM_EvmSubmit", f"{STARPU}:BM_StarpuSubmit"),
+    ("1M-float add, vs direct calls writing two outputs in turn (the loop's allocation pattern)",
+     f"{EVM}:BM_EvmAdd1M", f"{EVM}:BM_DirectAdd1MTwoOutputs"),
     ("1M-float add, vs libtorch (1 thread)", f"{EVM}:BM_EvmAdd1M", f"{TORCH}:BM_TorchAdd1M"),
     ("every op handed to a worker (inline_max_bytes=0): tiny op chain, vs libtorch add_",
      f"{HANDOFF}:BM_EvmChain", f"{TORCH}:BM_TorchChain/0"),

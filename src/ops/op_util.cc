@@ -11,6 +11,7 @@
 namespace eagervm::internal {
 
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::string_view op) {
+  if (a == b) return a;  // the common case, on every op's submission path
   const int rank = a.size() > b.size() ? a.size() : b.size();
   Shape out;
   for (int d = 0; d < rank; ++d) {
