@@ -19,7 +19,11 @@ namespace eagervm::vm {
 
 class VmStream;
 
-class BlobObject {
+// 64-byte aligned: with make_shared, the reference counts (bumped by every op
+// that submits this storage, on the submitting thread) then sit on the cache
+// line before the object, not on the line of data_/error_ that the thread
+// running the kernels reads.
+class alignas(64) BlobObject {
  public:
   BlobObject(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {}
   // Wraps memory the user owns; `deleter(data)` runs when the storage is released.
@@ -39,7 +43,11 @@ class BlobObject {
   void Free();
   bool has_user_deleter() const { return static_cast<bool>(deleter_); }
   const ErrorPtr& error() const { return error_; }
-  void set_error(ErrorPtr e) { error_ = std::move(e); }
+  // Stores only on change: every successful op "heals" its outputs, and an
+  // unconditional store would dirty this line on each of them.
+  void set_error(ErrorPtr e) {
+    if (e != error_) error_ = std::move(e);
+  }
 
   // --- scheduler thread only ---
   Dependence& dependence() { return dependence_; }
