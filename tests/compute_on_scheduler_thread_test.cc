@@ -7,20 +7,16 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "configured_vm.h"
 #include "random_program.h"
 
 namespace eagervm {
 namespace {
 
-class SchedulerComputeEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    VmOptions opts;
-    opts.compute_on_scheduler_thread = true;
-    ASSERT_TRUE(VirtualMachine::Configure(opts).ok());
-  }
-};
-const auto* const env = ::testing::AddGlobalTestEnvironment(new SchedulerComputeEnvironment);
+const auto* const env = ::testing::AddGlobalTestEnvironment(
+    new testing::ConfiguredVm([](VmOptions& o) {
+      o.compute_on_scheduler_thread = true;
+    }));
 
 constexpr int kPrograms = testing::kSanitized ? 20 : 100;
 
@@ -32,16 +28,8 @@ TEST(ComputeOnSchedulerThread, RandomProgramsMatchReference) {
 }
 
 TEST(ComputeOnSchedulerThread, TwoUserThreads) {
-  std::vector<std::string> failures(2);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 2; ++t) {
-    threads.emplace_back([t, &failures] {
-      for (int p = 0; p < kPrograms / 4 && failures[t].empty(); ++p) {
-        failures[t] = testing::RunRandomProgram(9000 + 100 * t + p);
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
+  const std::vector<std::string> failures =
+      testing::RunRandomProgramsOnThreads(2, kPrograms / 4, 9000);
   EXPECT_EQ(failures[0], "");
   EXPECT_EQ(failures[1], "");
   EXPECT_TRUE(Sync().ok());

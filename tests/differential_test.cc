@@ -46,16 +46,8 @@ TEST(Differential, LongProgramsNoMidReads) {
 
 TEST(Differential, FourUserThreads) {
   constexpr int kThreads = 4;
-  std::vector<std::string> failures(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([t, &failures] {
-      for (int p = 0; p < kPrograms / kThreads && failures[t].empty(); ++p) {
-        failures[t] = RunRandomProgram(100000 + 1000 * t + p);
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
+  const std::vector<std::string> failures =
+      testing::RunRandomProgramsOnThreads(kThreads, kPrograms / kThreads, 100000);
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
   EXPECT_TRUE(Sync().ok());
 }

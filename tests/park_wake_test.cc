@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "configured_vm.h"
 #include "random_program.h"
 
 namespace eagervm {
@@ -17,16 +18,11 @@ namespace {
 
 constexpr int64_t kMaxInFlight = 8;
 
-class ParkWakeEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    VmOptions opts;
-    opts.max_in_flight = kMaxInFlight;
-    opts.spin_us = 0;
-    ASSERT_TRUE(VirtualMachine::Configure(opts).ok());
-  }
-};
-const auto* const env = ::testing::AddGlobalTestEnvironment(new ParkWakeEnvironment);
+const auto* const env = ::testing::AddGlobalTestEnvironment(
+    new testing::ConfiguredVm([](VmOptions& o) {
+      o.max_in_flight = kMaxInFlight;
+      o.spin_us = 0;
+    }));
 
 constexpr int kPrograms = testing::kSanitized ? 12 : 60;
 
@@ -40,16 +36,8 @@ TEST(ParkWake, RandomProgramsMatchReference) {
 
 TEST(ParkWake, FourUserThreads) {
   constexpr int kThreads = 4;
-  std::vector<std::string> failures(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([t, &failures] {
-      for (int p = 0; p < kPrograms / kThreads && failures[t].empty(); ++p) {
-        failures[t] = testing::RunRandomProgram(12000 + 100 * t + p);
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
+  const std::vector<std::string> failures =
+      testing::RunRandomProgramsOnThreads(kThreads, kPrograms / kThreads, 12000);
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
   EXPECT_TRUE(Sync().ok());
   EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);

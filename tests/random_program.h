@@ -18,6 +18,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "eagervm/eagervm.h"
@@ -327,6 +328,24 @@ inline std::string RunRandomProgram(uint64_t seed, const ProgramOptions& opts = 
                                         : detail::Program<int64_t>(seed, opts).Run();
   if (failure.empty()) return failure;
   return "seed " + std::to_string(seed) + ": " + failure;
+}
+
+// Runs `programs_each` random programs on each of `threads` user threads at
+// once (thread t uses seeds seed_base + 1000 * t + p) and returns, per
+// thread, its first failure or "".
+inline std::vector<std::string> RunRandomProgramsOnThreads(int threads, int programs_each,
+                                                           uint64_t seed_base) {
+  std::vector<std::string> failures(static_cast<size_t>(threads));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([t, programs_each, seed_base, &failures] {
+      for (int p = 0; p < programs_each && failures[t].empty(); ++p) {
+        failures[t] = RunRandomProgram(seed_base + 1000 * static_cast<uint64_t>(t) + p);
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  return failures;
 }
 
 }  // namespace eagervm::testing

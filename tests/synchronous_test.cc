@@ -8,20 +8,16 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "configured_vm.h"
 #include "random_program.h"
 
 namespace eagervm {
 namespace {
 
-class SynchronousEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    VmOptions opts;
-    opts.synchronous = true;
-    ASSERT_TRUE(VirtualMachine::Configure(opts).ok());
-  }
-};
-const auto* const env = ::testing::AddGlobalTestEnvironment(new SynchronousEnvironment);
+const auto* const env = ::testing::AddGlobalTestEnvironment(
+    new testing::ConfiguredVm([](VmOptions& o) {
+      o.synchronous = true;
+    }));
 
 constexpr int kPrograms = testing::kSanitized ? 20 : 100;
 std::atomic<int> count_sync_calls{0};
@@ -33,16 +29,8 @@ TEST(Synchronous, RandomProgramsMatchReference) {
 }
 
 TEST(Synchronous, TwoUserThreads) {
-  std::vector<std::string> failures(2);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 2; ++t) {
-    threads.emplace_back([t, &failures] {
-      for (int p = 0; p < kPrograms / 4 && failures[t].empty(); ++p) {
-        failures[t] = testing::RunRandomProgram(7000 + 100 * t + p);
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
+  const std::vector<std::string> failures =
+      testing::RunRandomProgramsOnThreads(2, kPrograms / 4, 7000);
   EXPECT_EQ(failures[0], "");
   EXPECT_EQ(failures[1], "");
 }

@@ -9,20 +9,16 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "configured_vm.h"
 #include "random_program.h"
 
 namespace eagervm {
 namespace {
 
-class WorkerHandoffEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    VmOptions opts;
-    opts.inline_max_bytes = 0;
-    ASSERT_TRUE(VirtualMachine::Configure(opts).ok());
-  }
-};
-const auto* const env = ::testing::AddGlobalTestEnvironment(new WorkerHandoffEnvironment);
+const auto* const env = ::testing::AddGlobalTestEnvironment(
+    new testing::ConfiguredVm([](VmOptions& o) {
+      o.inline_max_bytes = 0;
+    }));
 
 constexpr int kPrograms = testing::kSanitized ? 40 : 300;
 
@@ -35,16 +31,8 @@ TEST(WorkerHandoff, RandomProgramsMatchReference) {
 }
 
 TEST(WorkerHandoff, FourUserThreads) {
-  std::vector<std::string> failures(4);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([t, &failures] {
-      for (int p = 0; p < kPrograms / 8 && failures[t].empty(); ++p) {
-        failures[t] = testing::RunRandomProgram(23000 + 100 * t + p);
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
+  const std::vector<std::string> failures =
+      testing::RunRandomProgramsOnThreads(4, kPrograms / 8, 23000);
   for (const std::string& f : failures) EXPECT_EQ(f, "");
   EXPECT_TRUE(Sync().ok());
 }
