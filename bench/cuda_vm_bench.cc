@@ -60,7 +60,7 @@ Row TinyOpRate(int n) {
   cudaStream_t s;
   Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   float* d = nullptr;
-  Check(cudaMalloc(&d, sizeof(float)), "cudaMalloc");
+  Check(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(float)), "cudaMalloc");
   kc::ScalarArg one;
   one.f = 1.0;
   auto raw_run = [&] {
@@ -94,7 +94,7 @@ Row ItemLatency(int n) {
   cudaStream_t s;
   Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   float *d = nullptr, *h = nullptr;
-  Check(cudaMalloc(&d, sizeof(float)), "cudaMalloc");
+  Check(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(float)), "cudaMalloc");
   Check(cudaHostAlloc(reinterpret_cast<void**>(&h), sizeof(float), cudaHostAllocDefault), "cudaHostAlloc");
   for (int i = 0; i < n; ++i) {
     const auto t0 = Clock::now();

@@ -44,8 +44,8 @@ class FakeDevicePolicy final : public StreamPolicy {
   Device device() const override { return Device::Cuda(0); }
   memory::Allocator* allocator() override { return nullptr; }
   bool OnSchedulerThread() const override { return true; }
-  bool OrdersOnDevice(const StreamPolicy& src) const override {
-    return orders_ && src.device().type() == DeviceType::kCUDA;
+  bool OrdersOnDevice(const Instruction& src, const Instruction&) const override {
+    return orders_ && src.stream()->policy()->device().type() == DeviceType::kCUDA;
   }
   void Run(VmStream*, Instruction* instr) override {
     const int tag = static_cast<TaggedPolicy*>(instr->policy())->tag();

@@ -134,7 +134,7 @@ void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
   if (src == dst) return;
   const bool same_stream = src->stream() == dst->stream();
   const bool on_device =
-      !same_stream && dst->stream()->policy()->OrdersOnDevice(*src->stream()->policy());
+      !same_stream && dst->stream()->policy()->OrdersOnDevice(*src, *dst);
   if (on_device) dst->device_waits.push_back(src_ref);
   if (same_stream || on_device) {
     // A source already in the ready list is dispatched before `dst`, which can

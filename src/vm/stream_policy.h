@@ -26,14 +26,15 @@ class StreamPolicy {
   // other streams and the release of its memory are concerned?
   virtual bool QueryDone(const Instruction* instr) const = 0;
   virtual void* native_handle() const { return nullptr; }
-  // True if this stream's device can order its work after work of stream
-  // `src` by itself, without the host waiting (CUDA: cudaStreamWaitEvent).
-  // The engine then satisfies an edge from `src` when its source is
-  // *dispatched* (as within one stream) and records the source in the
-  // destination's Instruction::device_waits, which Run() must honour. Only
-  // sound when both streams run on the scheduler thread, so that dispatched
-  // means launched.
-  virtual bool OrdersOnDevice(const StreamPolicy& src) const { return false; }
+  // True if this stream's device can order `dst` (one of its instructions)
+  // after `src` (of another stream) by itself, without the host waiting
+  // (CUDA: cudaStreamWaitEvent). The engine then satisfies the edge when
+  // `src` is *dispatched* (as within one stream) and records it in
+  // dst's Instruction::device_waits, which Run() must honour. Only sound when
+  // both streams run on the scheduler thread, so that dispatched means
+  // launched, and when neither instruction touches host memory outside the
+  // device's order.
+  virtual bool OrdersOnDevice(const Instruction& src, const Instruction& dst) const { return false; }
 };
 
 }  // namespace eagervm::vm

@@ -52,6 +52,11 @@ absl::Status CopyPolicy::Copy(vm::VmStream* stream) {
         "the source was never written (or its storage was released)");
   }
   const bool to_host = dst_->device().is_cpu();
+  // A destination allocated here is pinned and seen by nobody yet: the DMA
+  // may write it directly. Existing host memory may have readers whose host
+  // callbacks run later, so it is written only by a deferred host copy, in
+  // this stream's order.
+  const bool fresh = !dst_->allocated();
   memory::Allocator* a = to_host ? static_cast<memory::Allocator*>(policy->pinned()) : policy->allocator();
   absl::Status s = dst_->EnsureAllocated(a);
   if (!s.ok()) return s;
@@ -74,7 +79,7 @@ absl::Status CopyPolicy::Copy(vm::VmStream* stream) {
     return CudaStatus(e, "cudaMemcpyAsync(host to device)");
   }
   if (to_host) {  // device to host
-    if (IsPinned(dst)) {
+    if (fresh) {
       EAGERVM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes_, cudaMemcpyDeviceToHost, cs));
       return absl::OkStatus();
     }

@@ -5,8 +5,11 @@
 //  - D2H into a new CPU tensor lands in pinned memory of the D2H stream's
 //    pool (the tensor then lives there until released);
 //  - H2D from pageable memory is staged through a pinned block first;
-//  - D2H into existing pageable memory (CopyInto) goes through a pinned
-//    block copied out once the transfer completed.
+//  - D2H into existing host memory (CopyInto) goes through a pinned block
+//    copied out once the transfer completed (in stream order with the host
+//    callbacks of earlier reads).
+// Copies touch host memory outside the device's order, so their edges to
+// other CUDA streams wait on the host (CudaStreamPolicy::OrdersOnDevice).
 #ifndef EAGERVM_DEVICE_CUDA_COPY_POLICY_H_
 #define EAGERVM_DEVICE_CUDA_COPY_POLICY_H_
 

@@ -4,6 +4,7 @@
 #include <typeinfo>
 
 #include "base/str_cat.h"
+#include "device/cuda/copy_policy.h"
 #include "device/cuda/cuda_status.h"
 #include "device/cuda/current_device.h"
 #include "device/cuda/event_poller.h"
@@ -16,6 +17,17 @@ namespace eagervm::device::cuda {
 namespace {
 bool Alive(const vm::InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r); }
 }  // namespace
+
+namespace {
+bool TouchesHost(const vm::Instruction& i) {
+  const vm::InstructionPolicy* p = i.policy();
+  return typeid(*p) == typeid(vm::AccessBlobPolicy) || typeid(*p) == typeid(CopyPolicy);
+}
+}  // namespace
+
+bool CudaStreamPolicy::OrdersOnDevice(const vm::Instruction& src, const vm::Instruction& dst) const {
+  return AsCudaPolicy(src.stream()->policy()) != nullptr && !TouchesHost(src) && !TouchesHost(dst);
+}
 
 CudaStreamPolicy* AsCudaPolicy(vm::StreamPolicy* policy) {
   if (policy == nullptr || typeid(*policy) != typeid(CudaStreamPolicy)) return nullptr;
@@ -148,7 +160,7 @@ bool CudaStreamPolicy::QueryDone(const vm::Instruction* instr) const {
     }
   }
   FinishDeferred(seq);
-  pinned_->Reclaim();
+  pinned_->Reclaim(seq);
   return true;
 }
 

@@ -65,9 +65,10 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   Device device() const override { return device_; }
   memory::Allocator* allocator() override { return allocator_.get(); }
   bool OnSchedulerThread() const override { return true; }
-  bool OrdersOnDevice(const vm::StreamPolicy& src) const override {
-    return src.device().type() == DeviceType::kCUDA;
-  }
+  // Between two CUDA streams, unless either instruction touches host memory
+  // (host access, cross-device copies): host-side work is not in the device's
+  // order, so those edges wait for completion on the host.
+  bool OrdersOnDevice(const vm::Instruction& src, const vm::Instruction& dst) const override;
   void Run(vm::VmStream* stream, vm::Instruction* instr) override;
   bool QueryDone(const vm::Instruction* instr) const override;
   void* native_handle() const override { return stream_.get(); }

@@ -39,9 +39,11 @@ absl::StatusOr<DeviceMemory*> DeviceMemory::Get(int device, int64_t limit_bytes)
   }
   std::lock_guard<std::mutex> lock(devices_mu);
   if (devices[device] == nullptr) {
+    // Without memory-pool support (old driver, some virtualised GPUs) fall
+    // back to cudaMalloc/cudaFree: correct (cudaFree synchronises), slower.
     absl::StatusOr<cudaMemPool_t> pool = CreatePool(device);
-    if (!pool.ok()) return pool.status();
-    devices[device] = new DeviceMemory(device, *pool, limit_bytes);
+    if (!pool.ok()) (void)cudaGetLastError();
+    devices[device] = new DeviceMemory(device, pool.ok() ? *pool : nullptr, limit_bytes);
   }
   return devices[device];
 }
@@ -62,7 +64,7 @@ void DeviceMemory::Trim() {
   (void)cudaGetDevice(&previous);
   (void)cudaSetDevice(device_);
   (void)cudaDeviceSynchronize();
-  (void)cudaMemPoolTrimTo(pool_, 0);
+  if (pool_ != nullptr) (void)cudaMemPoolTrimTo(pool_, 0);
   (void)cudaSetDevice(previous);
 }
 
@@ -85,13 +87,17 @@ absl::StatusOr<void*> CudaStreamAllocator::Allocate(size_t bytes) {
     return OutOfMemory(bytes, "VmOptions::cuda_memory_limit");
   }
   void* p = nullptr;
-  cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, memory_->pool(), stream_);
+  auto malloc = [&] {
+    return memory_->pool() != nullptr ? cudaMallocFromPoolAsync(&p, bytes, memory_->pool(), stream_)
+                                      : cudaMalloc(&p, bytes);
+  };
+  cudaError_t e = malloc();
   if (e == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     // Recovery: wait for in-flight frees, trim every cached block, retry.
     oom_recoveries_.fetch_add(1, std::memory_order_relaxed);
     memory_->Trim();
-    e = cudaMallocFromPoolAsync(&p, bytes, memory_->pool(), stream_);
+    e = malloc();
   }
   if (e != cudaSuccess) {
     memory_->Unreserve(n);
@@ -113,7 +119,8 @@ void CudaStreamAllocator::Deallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr || ptr == zero_size_sentinel) return;
   // Stream-ordered: the block is free once the stream reaches this point. An
   // error here (runtime unloading at exit) leaves nothing to do.
-  (void)cudaFreeAsync(ptr, stream_);
+  if (memory_->pool() != nullptr) (void)cudaFreeAsync(ptr, stream_);
+  else (void)cudaFree(ptr);  // synchronises the device: safe without stream order
   const auto n = static_cast<int64_t>(bytes);
   in_use_.fetch_sub(n, std::memory_order_relaxed);
   memory_->Unreserve(n);

@@ -28,6 +28,7 @@ class DeviceMemory {
   static absl::StatusOr<DeviceMemory*> Get(int device, int64_t limit_bytes);
 
   int device() const { return device_; }
+  // nullptr when the device has no memory pools (then cudaMalloc/cudaFree).
   cudaMemPool_t pool() const { return pool_; }
   int64_t limit() const { return limit_; }
   // Reserves `bytes` against the limit (0 = unlimited); false if over it.

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <bit>
 
 #include "base/str_cat.h"
@@ -34,7 +35,7 @@ absl::StatusOr<void*> PinnedHostPool::Allocate(size_t bytes) {
   const int idx = ClassIndex(cls);
   std::lock_guard<std::mutex> lock(mu_);
   if (static_cast<int>(free_.size()) <= idx) free_.resize(idx + 1);
-  if (free_[idx].empty()) ReclaimLocked();
+  if (free_[idx].empty()) ReclaimLocked(reclaimable_);
   void* p = nullptr;
   if (!free_[idx].empty()) {
     p = free_[idx].back();
@@ -70,13 +71,14 @@ void PinnedHostPool::Deallocate(void* ptr, size_t bytes) {
   pending_.push_back(Pending{ptr, cls, launched_->load(std::memory_order_acquire)});
 }
 
-void PinnedHostPool::Reclaim() {
+void PinnedHostPool::Reclaim(uint64_t upto) {
   std::lock_guard<std::mutex> lock(mu_);
-  ReclaimLocked();
+  if (upto > reclaimable_) reclaimable_ = upto;
+  ReclaimLocked(reclaimable_);
 }
 
-void PinnedHostPool::ReclaimLocked() {
-  const uint64_t done = completed_->load(std::memory_order_acquire);
+void PinnedHostPool::ReclaimLocked(uint64_t upto) {
+  const uint64_t done = std::min(upto, completed_->load(std::memory_order_acquire));
   while (!pending_.empty() && pending_.front().tag <= done) {
     const Pending& p = pending_.front();
     const int idx = ClassIndex(p.class_bytes);
@@ -88,7 +90,7 @@ void PinnedHostPool::ReclaimLocked() {
 
 void PinnedHostPool::Shrink() {
   std::lock_guard<std::mutex> lock(mu_);
-  ReclaimLocked();
+  ReclaimLocked(reclaimable_);
   FreeCachedLocked();
 }
 

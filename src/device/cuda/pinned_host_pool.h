@@ -25,7 +25,8 @@ namespace eagervm::device::cuda {
 
 class PinnedHostPool final : public memory::Allocator {
  public:
-  // `launched` and `completed` are the owning stream's sequence counters.
+  // `launched` and `completed` are the owning stream's sequence counters;
+  // allocation reclaims what `completed` covers only up to the last Reclaim().
   PinnedHostPool(const std::atomic<uint64_t>* launched, const std::atomic<uint64_t>* completed)
       : launched_(launched), completed_(completed) {}
   ~PinnedHostPool() override;
@@ -36,8 +37,9 @@ class PinnedHostPool final : public memory::Allocator {
   void Deallocate(void* ptr, size_t bytes) override;
   void Shrink() override;
   MemoryStats GetStats() const override;
-  // Moves blocks freed before the completed sequence back to the free lists.
-  void Reclaim();
+  // Moves blocks freed at or before launch `upto` (which must have completed,
+  // with every host action before it) back to the free lists.
+  void Reclaim(uint64_t upto);
 
   // Size class of a request (exposed for tests).
   static size_t ClassBytes(size_t bytes);
@@ -49,7 +51,7 @@ class PinnedHostPool final : public memory::Allocator {
     uint64_t tag;
   };
   static int ClassIndex(size_t class_bytes);
-  void ReclaimLocked();
+  void ReclaimLocked(uint64_t upto);
   void FreeCachedLocked();
 
   const std::atomic<uint64_t>* launched_;
@@ -57,6 +59,7 @@ class PinnedHostPool final : public memory::Allocator {
   mutable std::mutex mu_;
   std::vector<std::vector<void*>> free_;  // by class index; guarded by mu_
   std::deque<Pending> pending_;           // tag order; guarded by mu_
+  uint64_t reclaimable_ = 0;  // mu_
   int64_t in_use_ = 0, peak_ = 0, reserved_ = 0, allocs_ = 0, hits_ = 0, misses_ = 0;  // mu_
 };
 
