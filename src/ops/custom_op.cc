@@ -1,6 +1,8 @@
 // The custom-op API: RegisterOp, RegisterKernel, OpHandle and ops::Call.
 #include "eagervm/custom_op.h"
 
+#include <string_view>
+
 #include "base/str_cat.h"
 #include "eagervm/stream.h"
 #include "ops/op_call_builder.h"
@@ -27,10 +29,26 @@ absl::StatusOr<OpHandle> OpHandle::Find(std::string_view name) {
 std::string_view OpHandle::name() const { return def_->name; }
 
 namespace ops {
+namespace {
+
+// The registry lookup takes a lock and hashes the name; a program calls the
+// same few ops over and over, so each thread remembers its last one. Ops are
+// never unregistered (the registry is never destroyed), so a remembered
+// OpDef and its name stay valid; a plain pointer is also safe to use during
+// thread and static destruction.
+const internal::OpDef* FindCached(std::string_view op) {
+  thread_local const internal::OpDef* last_def = nullptr;
+  if (last_def != nullptr && std::string_view(last_def->name) == op) return last_def;
+  const internal::OpDef* def = internal::OpRegistry::Get().Find(op);
+  if (def != nullptr) last_def = def;
+  return def;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, const std::vector<Tensor>& inputs,
                                          Attrs attrs) {
-  const internal::OpDef* def = internal::OpRegistry::Get().Find(op);
+  const internal::OpDef* def = FindCached(op);
   if (def == nullptr) return absl::NotFoundError(base::Cat("ops::Call: unknown op '", op, "'"));
   if (!def->infer) {
     return absl::InvalidArgumentError(base::Cat(
@@ -39,8 +57,9 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, const std::vector<
   std::vector<TensorMeta> in_metas;
   in_metas.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    absl::Status s = internal::CheckTensor(inputs[i], op, base::Cat("input ", i));
-    if (!s.ok()) return s;
+    if (!inputs[i].defined() || !inputs[i].ok()) {  // the message only when it is needed
+      return internal::CheckTensor(inputs[i], op, base::Cat("input ", i));
+    }
     if (i > 0 && inputs[i].device() != inputs[0].device()) {
       return absl::InvalidArgumentError(base::Cat(op, ": input ", i, " is on ",
                                                      inputs[i].device().ToString(), " but input 0 is on ",
