@@ -6,16 +6,12 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "memory_stats_util.h"
 
 namespace eagervm {
 namespace {
 
-MemoryStats Cpu() {
-  for (const MemoryStats& m : VirtualMachine::Get().GetStats().memory) {
-    if (m.device == Device::Cpu()) return m;
-  }
-  return MemoryStats{};
-}
+MemoryStats Cpu() { return testing::CpuMemoryStats(); }
 
 // Without a sync per iteration the producer runs ahead of the VM; memory is
 // still returned in stream order, so the peak stays a small multiple of one

@@ -5,16 +5,12 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "memory_stats_util.h"
 
 namespace eagervm {
 namespace {
 
-MemoryStats Cpu() {
-  for (const MemoryStats& m : VirtualMachine::Get().GetStats().memory) {
-    if (m.device == Device::Cpu()) return m;
-  }
-  return MemoryStats{};
-}
+MemoryStats Cpu() { return testing::CpuMemoryStats(); }
 
 // One training-like step with the same shapes every time; reads its result.
 float Step(int64_t n) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "memory_stats_util.h"
 
 namespace eagervm {
 namespace {
@@ -30,12 +31,7 @@ constexpr int64_t kOomWaitMs = 1000;
 Stream S(int i) { return Stream(Device::Cpu(), i); }
 int64_t Floats(int64_t mib) { return mib * kMiB / 4; }
 
-MemoryStats Cpu() {
-  for (const MemoryStats& m : VirtualMachine::Get().GetStats().memory) {
-    if (m.device == Device::Cpu()) return m;
-  }
-  return MemoryStats{};
-}
+MemoryStats Cpu() { return testing::CpuMemoryStats(); }
 
 // SlowSum(x) -> scalar: sleeps, then sums (a slow reader with a tiny output).
 void RegisterSlowSum() {
