@@ -73,7 +73,8 @@ class EngineHookTest : public ::testing::TestWithParam<bool> {
     log_.done.assign(8, false);
     for (int i = 0; i < 2; ++i) {
       streams_.push_back(std::make_unique<VmStream>(
-          Stream(Device::Cuda(0), i), std::make_unique<FakeDevicePolicy>(&log_, GetParam()), nullptr));
+          Stream(Device::Cuda(0), i), std::make_unique<FakeDevicePolicy>(&log_, GetParam()), nullptr,
+          /*context=*/nullptr));
     }
   }
   Instruction* Make(int tag, int stream, bool write) {

@@ -33,6 +33,7 @@ struct OpOptions {
 
 namespace internal {
 struct KernelArgs;
+struct KernelContextAccess;
 }
 
 // The view a kernel has of its instruction. Valid only during the kernel call,
@@ -71,9 +72,8 @@ class EAGERVM_EXPORT KernelContext {
   // Scalar arguments of built-in ops (e.g. MulScalarInplace's factor).
   const Scalar& scalar(int i) const;
 
-  internal::KernelArgs* args() const { return args_; }
-
  private:
+  friend struct internal::KernelContextAccess;  // the runtime and its backends
   template <typename T>
   static T* Typed(const void* p, const TensorMeta* meta) {
     if (meta == nullptr || meta->dtype != DTypeOf<std::remove_const_t<T>>()) return nullptr;
@@ -96,17 +96,20 @@ using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; n
 
 namespace internal {
 struct OpDef;
+struct OpHandleAccess;
 }
 
-// A resolved op, for the low-level builder. Cheap to copy; valid forever.
+// A resolved op, for the low-level builder (vm::InstructionsBuilder::Call).
+// Cheap to copy; valid forever (ops are never unregistered). Any thread.
 class EAGERVM_EXPORT OpHandle {
  public:
+  // NotFound for an unknown name. Takes the registry lock: look ops up once.
   static absl::StatusOr<OpHandle> Find(std::string_view name);
   std::string_view name() const;
-  const internal::OpDef* def() const { return def_; }
-  explicit OpHandle(const internal::OpDef* def) : def_(def) {}
 
  private:
+  friend struct internal::OpHandleAccess;
+  explicit OpHandle(const internal::OpDef* def) : def_(def) {}
   const internal::OpDef* def_;
 };
 

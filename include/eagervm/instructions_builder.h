@@ -1,12 +1,18 @@
 // Low level: the instruction front end, for runtime builders (frameworks that
 // layer their own op dispatch on eagervm). Most users want eagervm/ops.h.
+//
+// Every instruction eagervm runs — each op, creation, copy, host read,
+// release and sync — is built by an InstructionsBuilder inside PhysicalRun
+// and handed to the VM in one batch. The runtime's own ops take this same
+// path, so anything built here orders with them by the ordinary read/write
+// rules, and a graph capture on this thread records it instead of running it.
 #ifndef EAGERVM_INSTRUCTIONS_BUILDER_H_
 #define EAGERVM_INSTRUCTIONS_BUILDER_H_
 
 #include <cstddef>
 #include <functional>
-#include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "eagervm/custom_op.h"
@@ -17,63 +23,66 @@
 namespace eagervm {
 namespace vm {
 
-class Instruction;
+class Builder;
 enum class AccessMode { kRead, kWrite };
 
-// Packs instructions into a list that is handed to the VM as one batch (one
-// lock, at most one wake-up). Not thread-safe: one builder per thread. If the
-// builder is destroyed without Submit(), its instructions are discarded.
+// Collects the instructions of one PhysicalRun. You never construct one:
+// PhysicalRun lends you the builder of this thread (on the stack; a graph
+// capture in progress on this thread lends its recorder instead). Use it only
+// inside the `build` callback, on the thread that called PhysicalRun.
+// Every method checks its arguments at once and queues nothing on error;
+// tensors and callbacks are copied in, so arguments need only live for the call.
 class EAGERVM_EXPORT InstructionsBuilder {
  public:
-  InstructionsBuilder() = default;
-  ~InstructionsBuilder();
   InstructionsBuilder(const InstructionsBuilder&) = delete;
   InstructionsBuilder& operator=(const InstructionsBuilder&) = delete;
 
-  // One OpCall instruction: reads `inputs` (writes those the op declares
-  // mutated), writes `outputs`, which the caller created with the right metas.
-  // Checks that every tensor is defined, ok, on `stream`'s device, and that the
-  // op has a kernel for it; InvalidArgument/FailedPrecondition otherwise.
+  // One OpCall instruction of `op` on `stream`: reads `inputs` (and writes
+  // those the op declares in OpOptions::mutated_inputs), writes `outputs`,
+  // which the caller created with the right metas (e.g. from the op's
+  // InferFn). InvalidArgument/FailedPrecondition, naming the op and the
+  // argument, if a tensor is undefined, an error tensor, or not on `stream`'s
+  // device, if a declared mutated input is missing, or if the op has no
+  // kernel for the device and the first tensor's dtype.
   [[nodiscard]] absl::Status Call(const OpHandle& op, absl::Span<const Tensor> inputs,
                                   absl::Span<const Tensor> outputs, const Attrs& attrs,
                                   Stream stream);
-  // Frees `t`'s storage after every earlier use. Normally emitted for you when
-  // the last handle drops; calling it explicitly makes later uses of `t` fail.
+  // Frees `t`'s storage after every earlier use of it (normally emitted for
+  // you when the last handle drops); later uses of `t` fail at run time.
   [[nodiscard]] absl::Status ReleaseTensor(const Tensor& t);
   // Runs `cb(data, bytes)` on a VM thread once every earlier write (kRead) or
-  // every earlier access (kWrite) of `t` is done. If `t` carries a runtime
-  // error the callback is skipped and the error surfaces at the next Sync().
+  // every earlier access (kWrite) of `t` is done; `data` is valid only during
+  // the call. The callback must be short and must not block or call back into
+  // eagervm's blocking calls (it holds up its stream); an exception it throws
+  // is caught and reported by the next Sync(). If `t` carries a runtime error
+  // the callback is skipped and the error surfaces at the next Sync().
   [[nodiscard]] absl::Status AccessBlobByCallback(const Tensor& t,
                                                   std::function<void(void* data, size_t bytes)> cb,
                                                   AccessMode mode);
   // A barrier that runs `cb` on the scheduler thread once every instruction
-  // received before it has been released. Later instructions do not wait for it.
+  // received before it has been released; later instructions do not wait for
+  // it. `cb` must not block (it holds up the scheduler); an exception it
+  // throws is caught and reported by the next Sync().
   [[nodiscard]] absl::Status Barrier(std::function<void()> cb);
-  // A barrier after all earlier instructions (the VM-wide sync point).
+  // A barrier after all earlier instructions, with no callback.
   [[nodiscard]] absl::Status GlobalSync();
 
-  // Hands the list to the VM (PhysicalRun does this). Blocks only for back-pressure.
-  [[nodiscard]] absl::Status Submit();
-
-  // Internal: appends a prepared instruction.
-  void Append(Instruction* instr);
-  size_t size() const { return size_; }
-
  private:
-  Instruction* head_ = nullptr;
-  Instruction* tail_ = nullptr;
-  size_t size_ = 0;
+  friend class Builder;  // the runtime's builders (eager, recording) derive from Builder only
+  InstructionsBuilder() = default;
+  ~InstructionsBuilder() = default;
 };
 
-// Builds an instruction list with `build` (absl::Status(InstructionsBuilder*))
-// and hands it to the VM. If `build` fails, nothing is queued.
-template <typename F>
-[[nodiscard]] absl::Status PhysicalRun(F&& build) {
-  InstructionsBuilder builder;
-  absl::Status s = std::forward<F>(build)(&builder);
-  if (!s.ok()) return s;
-  return builder.Submit();
-}
+// Lends `build` this thread's builder and hands what it built to the VM as
+// one batch (one lock, at most one scheduler wake-up). If `build` returns an
+// error, nothing it built is queued and that error is returned. Any thread
+// except VM threads' blocking contexts; never blocks except for back-pressure
+// (VmOptions::max_in_flight). FailedPrecondition after Shutdown(). `build`
+// runs once, on this thread, before PhysicalRun returns.
+// (API.md had a template over F; a FunctionRef accepts the same lambdas and
+// keeps the builder's internals out of this header.)
+[[nodiscard]] EAGERVM_EXPORT absl::Status PhysicalRun(
+    absl::FunctionRef<absl::Status(InstructionsBuilder*)> build);
 
 }  // namespace vm
 }  // namespace eagervm

@@ -146,6 +146,10 @@ EAGERVM_EXPORT Tensor FromBlob(void* data, Shape shape, DType dtype,
                                std::function<void(void*)> deleter);
 EAGERVM_EXPORT Tensor Full(Shape shape, Scalar value, DType dtype, Device device = Device::Cpu());
 EAGERVM_EXPORT Tensor Zeros(Shape shape, DType dtype, Device device = Device::Cpu());
+// A tensor whose storage is allocated by the first instruction that writes it
+// (e.g. the output of vm::InstructionsBuilder::Call); queues nothing. Reading
+// it before any write is a runtime error. Any thread; never blocks.
+EAGERVM_EXPORT Tensor Empty(Shape shape, DType dtype, Device device = Device::Cpu());
 EAGERVM_EXPORT Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed);
 
 }  // namespace eagervm

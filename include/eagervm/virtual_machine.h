@@ -90,8 +90,8 @@ EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmStats& s);
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmOptions& o);
 
 namespace vm {
-class Engine;
 class VmImpl;
+VmImpl& ProcessVm();  // internal (src/vm/process_vm.h)
 }  // namespace vm
 
 class EAGERVM_EXPORT VirtualMachine {
@@ -112,9 +112,9 @@ class EAGERVM_EXPORT VirtualMachine {
   [[nodiscard]] absl::Status Shutdown();
   bool is_shut_down() const;
 
-  vm::VmImpl* impl() const { return impl_.get(); }
 
  private:
+  friend vm::VmImpl& vm::ProcessVm();
   explicit VirtualMachine(VmOptions opts);
   std::unique_ptr<vm::VmImpl> impl_;
 };

@@ -1,7 +1,7 @@
 // Binary elementwise ops with numpy broadcasting, and their operators.
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 
@@ -14,7 +14,7 @@ Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
   if (!s.ok()) return Tensor::Error(std::move(s));
   absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
   if (!shape.ok()) return Tensor::Error(shape.status());
-  return internal::RunWithOutput(def, a.dtype(), TensorMeta{*shape, a.dtype(), a.device()},
+  return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, a.dtype(), a.device()},
                                  {&a, &b});
 }
 

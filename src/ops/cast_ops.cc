@@ -4,7 +4,7 @@
 // and docs/ops.md.
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_util.h"
 
 namespace eagervm::ops {
@@ -12,7 +12,7 @@ namespace eagervm::ops {
 Tensor Cast(const Tensor& x, DType dtype) {
   absl::Status s = internal::CheckTensor(x, "Cast", "x");
   if (!s.ok()) return Tensor::Error(std::move(s));
-  return internal::RunWithOutput(EAGERVM_BUILTIN_OP("Cast"), x.dtype(),
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("Cast"), x.dtype(),
                                  TensorMeta{x.shape(), dtype, x.device()}, {&x});
 }
 

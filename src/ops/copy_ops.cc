@@ -1,9 +1,9 @@
 // Tensor::To: copies between devices (and a plain copy on one device).
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
-#include "device/device_copy.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
+#include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {
@@ -15,12 +15,12 @@ Tensor Tensor::To(Device device) const {
     TensorMeta m = meta();
     m.device = device;
     Tensor out = internal::NewTensor(m);
-    s = device::CrossDeviceCopy(out, *this, "To");
+    s = vm::PhysicalRun([&](vm::Builder* b) { return b->CopyAcrossDevices(out, *this, "To"); });
     if (!s.ok()) return Error(s);
     return out;
   }
   Tensor out = internal::NewTensor(meta());
-  s = internal::Run(EAGERVM_BUILTIN_OP("Copy"), dtype(), {this}, {&out});
+  s = internal::SubmitOp(EAGERVM_BUILTIN_OP("Copy"), dtype(), {this}, {&out});
   if (!s.ok()) return Error(s);
   return out;
 }

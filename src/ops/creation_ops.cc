@@ -1,16 +1,15 @@
-// Creation: FromVector (via FromHostData), FromBlob, Full, Zeros.
+// Creation: FromVector (via FromHostData), FromBlob, Full, Zeros, Empty.
 #include <cstring>
 #include <vector>
 
 #include "base/str_cat.h"
-#include "eagervm/instructions_builder.h"
 #include "eagervm/tensor.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
 #include "ops/op_util.h"
-#include "vm/access_blob_policy.h"
+#include "ops/submit_op.h"
 #include "vm/blob_object.h"
-#include "vm/instruction_pool.h"
+#include "vm/physical_run.h"
+#include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {
@@ -38,20 +37,16 @@ Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype, De
         base::Cat("FromVector: ", bytes / SizeOf(dtype), " values do not fill shape ",
                      shape.ToString(), " (", shape.numel(), " elements)")));
   }
-  absl::StatusOr<vm::VmStream*> stream = ResolveStream(Stream::Current(device), "FromVector");
-  if (!stream.ok()) return Tensor::Error(stream.status());
   Tensor t = NewTensor(TensorMeta{shape, dtype, device});
   std::vector<char> copy(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
-  const TensorImpl& impl = *t.impl();
-  impl.blob()->NoteWrite(*stream);
-  vm::Instruction* instr = vm::InstructionPool::Acquire();
-  instr->Emplace<vm::AccessBlobPolicy>(
-      impl.shared_blob(), 0, bytes, /*write=*/true,
-      [copy = std::move(copy)](const vm::ErrorPtr& e, void* dst, size_t n) {
-        if (e == nullptr && n > 0) std::memcpy(dst, copy.data(), n);
-      });
-  instr->set_stream(*stream);
-  s = SubmitInstruction(instr);
+  s = vm::PhysicalRun([&](vm::Builder* b) {
+    return b->AccessBlob(
+        t,
+        [copy = std::move(copy)](const vm::ErrorPtr& e, void* dst, size_t n) {
+          if (e == nullptr && n > 0) std::memcpy(dst, copy.data(), n);
+        },
+        /*write=*/true, "FromVector");
+  });
   if (!s.ok()) return Tensor::Error(s);
   return t;
 }
@@ -65,7 +60,7 @@ Tensor FromBlob(void* data, Shape shape, DType dtype, std::function<void(void*)>
     return Tensor::Error(absl::InvalidArgumentError("FromBlob: data is null"));
   }
   absl::StatusOr<vm::VmStream*> stream =
-      internal::ResolveStream(Stream::Current(Device::Cpu()), "FromBlob");
+      vm::ResolveStream(Stream::Current(Device::Cpu()), "FromBlob");
   if (!stream.ok()) return Tensor::Error(stream.status());
   auto impl = std::make_shared<internal::TensorImpl>();
   impl->meta = TensorMeta{shape, dtype, Device::Cpu()};
@@ -82,11 +77,17 @@ Tensor Full(Shape shape, Scalar value, DType dtype, Device device) {
   if (s.ok()) s = internal::CheckScalarFits(value, dtype, "Full");
   if (!s.ok()) return Tensor::Error(s);
   Tensor out = internal::NewTensor(TensorMeta{shape, dtype, device});
-  s = internal::Run(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, {&out}, {value});
+  s = internal::SubmitOp(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, {&out}, {value});
   if (!s.ok()) return Tensor::Error(s);
   return out;
 }
 
 Tensor Zeros(Shape shape, DType dtype, Device device) { return Full(shape, 0, dtype, device); }
+
+Tensor Empty(Shape shape, DType dtype, Device device) {
+  absl::Status s = CheckShape(shape, "Empty");
+  if (!s.ok()) return Tensor::Error(s);
+  return internal::NewTensor(TensorMeta{shape, dtype, device});
+}
 
 }  // namespace eagervm

@@ -3,9 +3,11 @@
 
 #include <string_view>
 
+#include "absl/container/inlined_vector.h"
 #include "base/str_cat.h"
+#include "eagervm/status_macros.h"
 #include "eagervm/stream.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_registry.h"
 #include "vm/tensor_impl.h"
 
@@ -23,10 +25,10 @@ absl::Status RegisterKernel(std::string op, DeviceType device, KernelFn kernel) 
 absl::StatusOr<OpHandle> OpHandle::Find(std::string_view name) {
   const internal::OpDef* def = internal::OpRegistry::Get().Find(name);
   if (def == nullptr) return absl::NotFoundError(base::Cat("unknown op '", name, "'"));
-  return OpHandle(def);
+  return internal::OpHandleAccess::Make(def);
 }
 
-std::string_view OpHandle::name() const { return def_->name; }
+std::string_view OpHandle::name() const { return internal::OpHandleAccess::Def(*this).name; }
 
 namespace ops {
 namespace {
@@ -54,30 +56,19 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, const std::vector<
     return absl::InvalidArgumentError(base::Cat(
         "ops::Call: '", op, "' is a built-in op; call it through eagervm::ops::", op));
   }
+  absl::InlinedVector<const Tensor*, 4> in_ptrs;
+  for (const Tensor& t : inputs) in_ptrs.push_back(&t);
+  EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(*def, absl::MakeConstSpan(in_ptrs), op));
   std::vector<TensorMeta> in_metas;
   in_metas.reserve(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].defined() || !inputs[i].ok()) {  // the message only when it is needed
-      return internal::CheckTensor(inputs[i], op, base::Cat("input ", i));
-    }
-    if (i > 0 && inputs[i].device() != inputs[0].device()) {
-      return absl::InvalidArgumentError(base::Cat(op, ": input ", i, " is on ",
-                                                     inputs[i].device().ToString(), " but input 0 is on ",
-                                                     inputs[0].device().ToString(), "; use To()"));
-    }
-    in_metas.push_back(inputs[i].meta());
-  }
-  for (int m : def->options.mutated_inputs) {
-    if (m >= static_cast<int>(inputs.size())) {
-      return absl::InvalidArgumentError(base::Cat(op, ": declares input ", m, " mutated but got ",
-                                                     inputs.size(), " inputs"));
-    }
-  }
+  for (const Tensor& t : inputs) in_metas.push_back(t.meta());
   absl::StatusOr<std::vector<TensorMeta>> out_metas;
   try {
     out_metas = def->infer(in_metas, attrs);
   } catch (const std::exception& e) {
     return absl::InternalError(base::Cat(op, ": InferFn threw: ", e.what()));
+  } catch (...) {
+    return absl::InternalError(base::Cat(op, ": InferFn threw a non-std::exception"));
   }
   if (!out_metas.ok()) {
     return absl::Status(out_metas.status().code(),
@@ -101,21 +92,13 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, const std::vector<
     }
     outputs.push_back(internal::NewTensor(m));
   }
-  absl::InlinedVector<const Tensor*, 4> in_ptrs, out_ptrs;
-  for (const Tensor& t : inputs) in_ptrs.push_back(&t);
+  absl::InlinedVector<const Tensor*, 4> out_ptrs;
   for (const Tensor& t : outputs) out_ptrs.push_back(&t);
-  internal::OpCallRequest req;
-  req.def = def;
-  req.kernel_dtype = !inputs.empty() ? inputs[0].dtype() : outputs[0].dtype();
-  req.inputs = absl::MakeConstSpan(in_ptrs);
-  req.outputs = absl::MakeConstSpan(out_ptrs);
-  if (!attrs.empty()) req.attrs = std::make_shared<const Attrs>(std::move(attrs));
-  absl::StatusOr<vm::VmStream*> stream = internal::ResolveStream(Stream::Current(device), op);
-  if (!stream.ok()) return stream.status();
-  absl::StatusOr<vm::Instruction*> instr = internal::BuildOpCall(req, *stream);
-  if (!instr.ok()) return instr.status();
-  absl::Status s = internal::SubmitInstruction(*instr);
-  if (!s.ok()) return s;
+  std::shared_ptr<const Attrs> shared_attrs;
+  if (!attrs.empty()) shared_attrs = std::make_shared<const Attrs>(std::move(attrs));
+  EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(
+      *def, !inputs.empty() ? inputs[0].dtype() : outputs[0].dtype(), absl::MakeConstSpan(in_ptrs),
+      absl::MakeConstSpan(out_ptrs), {}, std::move(shared_attrs)));
   return outputs;
 }
 

@@ -3,11 +3,12 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "eagervm/status_macros.h"
-#include "device/device_copy.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "vm/physical_run.h"
+#include "vm/tensor_impl.h"
 
 namespace eagervm::ops {
 
@@ -22,14 +23,14 @@ absl::Status AddInplace(const Tensor& self, const Tensor& other) {
                                                 other.shape(), " into self ", self.shape(),
                                                 " (the result would be ", *shape, ")"));
   }
-  return internal::Run(EAGERVM_BUILTIN_OP("AddInplace"), self.dtype(), {&self, &other}, {});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP("AddInplace"), self.dtype(), {&self, &other}, {});
 }
 
 absl::Status MulScalarInplace(const Tensor& self, Scalar s) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "MulScalarInplace", "self"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "MulScalarInplace"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(s, self.dtype(), "MulScalarInplace"));
-  return internal::Run(EAGERVM_BUILTIN_OP("MulScalarInplace"), self.dtype(), {&self}, {}, {s});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP("MulScalarInplace"), self.dtype(), {&self}, {}, {s});
 }
 
 absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
@@ -40,14 +41,16 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
                                                    dst.shape().ToString(), " but src is ",
                                                    ToString(src.dtype()), " ", src.shape().ToString()));
   }
-  if (dst.device() != src.device()) return device::CrossDeviceCopy(dst, src, "CopyInto");
-  return internal::Run(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &src}, {});
+  if (dst.device() != src.device()) {
+    return vm::PhysicalRun([&](vm::Builder* b) { return b->CopyAcrossDevices(dst, src, "CopyInto"); });
+  }
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &src}, {});
 }
 
 absl::Status FillInplace(const Tensor& self, Scalar value) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "FillInplace", "self"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(value, self.dtype(), "FillInplace"));
-  return internal::Run(EAGERVM_BUILTIN_OP("FillInplace"), self.dtype(), {&self}, {}, {value});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP("FillInplace"), self.dtype(), {&self}, {}, {value});
 }
 
 }  // namespace eagervm::ops

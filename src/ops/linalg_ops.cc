@@ -5,7 +5,7 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 
@@ -29,7 +29,7 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
     return Tensor::Error(absl::InvalidArgumentError(base::Cat(
         "MatMul: dimensions above ", kMaxDim, " are not supported: a ", a.shape(), " @ b ", b.shape())));
   }
-  return internal::RunWithOutput(EAGERVM_BUILTIN_OP("MatMul"), a.dtype(),
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("MatMul"), a.dtype(),
                                  TensorMeta{Shape{a.size(0), b.size(1)}, a.dtype(), a.device()},
                                  {&a, &b});
 }
@@ -41,7 +41,7 @@ Tensor Transpose(const Tensor& x) {
     return Tensor::Error(absl::InvalidArgumentError(
         base::Cat("Transpose: expects a 2-D tensor, got ", x.shape())));
   }
-  return internal::RunWithOutput(EAGERVM_BUILTIN_OP("Transpose"), x.dtype(),
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("Transpose"), x.dtype(),
                                  TensorMeta{Shape{x.size(1), x.size(0)}, x.dtype(), x.device()},
                                  {&x});
 }

@@ -1,7 +1,7 @@
 #include "ops/op_checks.h"
 
 #include "base/str_cat.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 
 namespace eagervm::internal {
 

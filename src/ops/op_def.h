@@ -29,6 +29,12 @@ struct OpDef {
   bool mutates(int input) const { return (mutated_mask >> input) & 1; }
 };
 
+// The OpDef behind a public OpHandle (ops layer only).
+struct OpHandleAccess {
+  static OpHandle Make(const OpDef* def) { return OpHandle(def); }
+  static const OpDef& Def(const OpHandle& h) { return *h.def_; }
+};
+
 }  // namespace eagervm::internal
 
 #endif  // EAGERVM_OPS_OP_DEF_H_

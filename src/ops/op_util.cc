@@ -5,8 +5,6 @@
 #include <sstream>
 
 #include "base/str_cat.h"
-#include "ops/op_call_builder.h"
-#include "vm/tensor_impl.h"
 
 namespace eagervm::internal {
 
@@ -88,22 +86,6 @@ absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view
                                                 ", ", rank, "))"));
   }
   return axis < 0 ? axis + rank : axis;
-}
-
-Tensor RunWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,
-                     std::initializer_list<const Tensor*> inputs,
-                     std::initializer_list<Scalar> scalars) {
-  Tensor out = NewTensor(meta);
-  OpCallRequest req;
-  req.def = &def;
-  req.kernel_dtype = kernel_dtype;
-  const Tensor* outputs[] = {&out};
-  req.inputs = absl::MakeConstSpan(inputs.begin(), inputs.size());
-  req.outputs = absl::MakeConstSpan(outputs);
-  req.scalars = absl::MakeConstSpan(scalars.begin(), scalars.size());
-  absl::Status s = SubmitOpCall(req);
-  if (!s.ok()) return Tensor::Error(std::move(s));
-  return out;
 }
 
 }  // namespace eagervm::internal

@@ -3,14 +3,12 @@
 #ifndef EAGERVM_OPS_OP_UTIL_H_
 #define EAGERVM_OPS_OP_UTIL_H_
 
-#include <initializer_list>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "eagervm/scalar.h"
 #include "eagervm/tensor.h"
-#include "ops/op_def.h"
 
 namespace eagervm::internal {
 
@@ -28,12 +26,6 @@ std::string ScalarToString(const Scalar& s);
 
 // Normalises `axis` (negative counts from the end) against `shape`.
 absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view op);
-
-// Makes an output of `meta`, queues `def` on it, and returns it (or the error
-// tensor if queuing was refused).
-Tensor RunWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,
-                     std::initializer_list<const Tensor*> inputs,
-                     std::initializer_list<Scalar> scalars = {});
 
 }  // namespace eagervm::internal
 

@@ -3,7 +3,7 @@
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_util.h"
 
 namespace eagervm {
@@ -19,7 +19,7 @@ Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed) {
         base::Cat("RandomNormal: needs float32 or float64, got ", dtype, "; use Cast")));
   }
   // The seed's bits travel as an int64 scalar.
-  return internal::RunWithOutput(EAGERVM_BUILTIN_OP("RandomNormal"), dtype,
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("RandomNormal"), dtype,
                                  TensorMeta{shape, dtype, device}, {},
                                  {Scalar(static_cast<int64_t>(seed))});
 }

@@ -5,7 +5,7 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 
@@ -41,7 +41,7 @@ Tensor Reduce(const internal::OpDef& def, Kind kind, const Tensor& x, bool all, 
             : base::Cat("Max: axis ", axis, " of ", x.shape(),
                         " has size 0; the maximum of nothing is undefined")));
   }
-  return internal::RunWithOutput(def, x.dtype(), TensorMeta{out, x.dtype(), x.device()}, {&x},
+  return internal::SubmitOpWithOutput(def, x.dtype(), TensorMeta{out, x.dtype(), x.device()}, {&x},
                                  {Scalar(kernel_axis)});
 }
 

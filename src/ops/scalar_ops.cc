@@ -4,7 +4,7 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 
@@ -16,7 +16,7 @@ Tensor WithScalar(const internal::OpDef& def, const Tensor& x, const Scalar& s) 
   if (st.ok()) st = internal::CheckNumeric(x, def.name);
   if (st.ok()) st = internal::CheckScalarFits(s, x.dtype(), def.name);
   if (!st.ok()) return Tensor::Error(std::move(st));
-  return internal::RunWithOutput(def, x.dtype(), x.meta(), {&x}, {s});
+  return internal::SubmitOpWithOutput(def, x.dtype(), x.meta(), {&x}, {s});
 }
 
 }  // namespace

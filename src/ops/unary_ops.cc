@@ -2,7 +2,7 @@
 // transcendental ones need float32/float64 (Cast integers first).
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/op_call_builder.h"
+#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 
@@ -13,7 +13,7 @@ Tensor Unary(const internal::OpDef& def, const Tensor& x, bool floating_only) {
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = floating_only ? internal::CheckFloating(x, def.name) : internal::CheckNumeric(x, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
-  return internal::RunWithOutput(def, x.dtype(), x.meta(), {&x});
+  return internal::SubmitOpWithOutput(def, x.dtype(), x.meta(), {&x});
 }
 
 }  // namespace

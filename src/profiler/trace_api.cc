@@ -10,6 +10,7 @@
 #include "profiler/chrome_trace_writer.h"
 #include "profiler/env_trace.h"
 #include "profiler/tracer.h"
+#include "vm/process_vm.h"
 #include "vm/vm_impl.h"
 
 namespace eagervm {
@@ -35,7 +36,8 @@ absl::Status StopTrace(const std::string& path) {
   }
   VirtualMachine& vm = VirtualMachine::Get();
   if (!vm.is_shut_down()) {
-    absl::Status s = vm.impl()->WaitAll();  // FailedPrecondition on a VM thread
+    absl::Status s = vm::CheckMayBlock("StopTrace");
+    if (s.ok()) s = vm::ProcessVm().WaitAll();
     if (!s.ok() && !vm.is_shut_down()) return s;
   }
   profiler::ChromeTraceWriter writer(path);

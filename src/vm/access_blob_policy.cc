@@ -3,25 +3,26 @@
 #include <exception>
 
 #include "base/str_cat.h"
+#include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::vm {
 
 void AccessBlobPolicy::Compute(VmStream* stream) {
   if (blob_->error() != nullptr) {
-    cb_(blob_->error(), nullptr, 0);
+    Deliver(blob_->error(), nullptr, 0);
     return;
   }
   if (!blob_->allocated()) {
     if (!write_) {
-      cb_(std::make_shared<ErrorRecord>(absl::FailedPreconditionError(
-              "reading a tensor whose storage was never written (or was already released)")),
-          nullptr, 0);
+      Deliver(std::make_shared<ErrorRecord>(absl::FailedPreconditionError(
+                  "reading a tensor whose storage was never written (or was already released)")),
+              nullptr, 0);
       return;
     }
     absl::Status s = blob_->EnsureAllocated(stream->allocator());
     if (!s.ok()) {
-      cb_(std::make_shared<ErrorRecord>(s), nullptr, 0);
+      Deliver(std::make_shared<ErrorRecord>(s), nullptr, 0);
       return;
     }
   }
@@ -29,12 +30,19 @@ void AccessBlobPolicy::Compute(VmStream* stream) {
 }
 
 void AccessBlobPolicy::Deliver(const ErrorPtr& error, void* data, size_t bytes) {
+  // A throwing callback must not take the VM thread down. The access is a
+  // host callback, not a write of the tensor, so the tensor stays healthy
+  // and the failure goes to the next Sync().
+  absl::Status failure;
   try {
     cb_(error, data, bytes);
+    return;
+  } catch (const std::exception& ex) {
+    failure = absl::InternalError(base::Cat(name(), ": the callback threw: ", ex.what()));
   } catch (...) {
-    // A throwing user callback must not take the VM thread down; the error is
-    // not attributable to a tensor, so it is dropped here (documented).
+    failure = absl::InternalError(base::Cat(name(), ": the callback threw a non-std::exception"));
   }
+  context_->RecordError(std::make_shared<ErrorRecord>(std::move(failure)));
 }
 
 }  // namespace eagervm::vm

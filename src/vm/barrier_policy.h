@@ -1,5 +1,6 @@
 // BarrierPolicy: runs a callback on the scheduler thread once every
-// instruction received before it has been released (Sync, GlobalSync).
+// instruction received before it has been released (Sync, GlobalSync,
+// InstructionsBuilder::Barrier).
 #ifndef EAGERVM_VM_BARRIER_POLICY_H_
 #define EAGERVM_VM_BARRIER_POLICY_H_
 
@@ -9,18 +10,23 @@
 
 namespace eagervm::vm {
 
+class VmContext;
+
 class BarrierPolicy final : public InstructionPolicy {
  public:
-  explicit BarrierPolicy(std::function<void()> cb) : cb_(std::move(cb)) {}
-  const char* name() const override { return "Barrier"; }
+  // `name` lives forever; `context` is the VM's, for a callback that throws.
+  BarrierPolicy(std::function<void()> cb, const char* name, VmContext* context)
+      : cb_(std::move(cb)), name_(name), context_(context) {}
+  const char* name() const override { return name_; }
   void GetAccesses(AccessList*) const override {}
   bool IsBarrier() const override { return true; }
-  void Compute(VmStream*) override {
-    if (cb_) cb_();
-  }
+  // Scheduler thread. A throwing callback is reported by the next Sync().
+  void Compute(VmStream*) override;
 
  private:
   std::function<void()> cb_;
+  const char* name_;
+  VmContext* context_;
 };
 
 }  // namespace eagervm::vm

@@ -35,6 +35,10 @@ class InstructionPolicy {
   // otherwise (the default: user callbacks and kernels may block).
   static constexpr size_t kNotInline = ~size_t{0};
   virtual size_t InlineBytes() const { return kNotInline; }
+  // True if the compute reads or writes host memory outside the device's own
+  // order (host callbacks, copies between devices): a device that orders
+  // instructions itself (StreamPolicy::OrdersOnDevice) must wait on the host.
+  virtual bool TouchesHostMemory() const { return false; }
   // Runs on the stream's thread (or the scheduler, for barriers and inline
   // streams). Never throws: failures are recorded as data on the outputs.
   virtual void Compute(VmStream* stream) = 0;

@@ -37,6 +37,12 @@ struct KernelArgs {
   absl::InlinedVector<std::pair<void*, size_t>, 1> temps;  // freed after the kernel
 };
 
+// The instruction behind a KernelContext, for the runtime and its backends
+// (a backend's accessor, e.g. the CUDA cuBLAS handle, finds its stream here).
+struct KernelContextAccess {
+  static KernelArgs& Args(const KernelContext& ctx) { return *ctx.args_; }
+};
+
 }  // namespace eagervm::internal
 
 #endif  // EAGERVM_VM_KERNEL_ARGS_H_

@@ -3,21 +3,20 @@
 #include <exception>
 
 #include "base/str_cat.h"
-#include "eagervm/virtual_machine.h"
-#include "vm/vm_impl.h"
+#include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::vm {
 
 void OpCallPolicy::GetAccesses(AccessList* out) const {
   for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    out->push_back({args_.inputs[i].blob.get(), def_->mutates(static_cast<int>(i))});
+    out->push_back({args_.inputs[i].blob.get(), mutates(i)});
   }
   for (const internal::Operand& o : args_.outputs) out->push_back({o.blob.get(), true});
 }
 
 size_t OpCallPolicy::InlineBytes() const {
-  if (!def_->options.small_runs_inline) return kNotInline;
+  if (!may_run_inline_) return kNotInline;
   size_t bytes = 0;
   auto nbytes = [](const internal::Operand& o) {
     return static_cast<size_t>(o.meta.shape.numel()) * SizeOf(o.meta.dtype);
@@ -30,8 +29,14 @@ size_t OpCallPolicy::InlineBytes() const {
 void OpCallPolicy::Poison(const ErrorPtr& error) {
   for (internal::Operand& o : args_.outputs) o.blob->set_error(error);
   for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    if (def_->mutates(static_cast<int>(i))) args_.inputs[i].blob->set_error(error);
+    if (mutates(i)) args_.inputs[i].blob->set_error(error);
   }
+}
+
+void OpCallPolicy::Fail(VmStream* stream, absl::Status s) {
+  auto e = std::make_shared<ErrorRecord>(absl::Status(s.code(), base::Cat(name_, ": ", s.message())));
+  stream->context()->RecordError(e);
+  Poison(e);
 }
 
 void OpCallPolicy::Compute(VmStream* stream) {
@@ -43,11 +48,9 @@ void OpCallPolicy::Compute(VmStream* stream) {
       return;
     }
     if (!in.blob->allocated()) {
-      auto e = std::make_shared<ErrorRecord>(absl::FailedPreconditionError(
-          base::Cat(def_->name, ": input ", i, " ", in.meta.shape.ToString(),
-                       " was never written (or its storage was released)")));
-      VirtualMachine::Get().impl()->RecordError(e);
-      Poison(e);
+      Fail(stream, absl::FailedPreconditionError(
+                       base::Cat("input ", i, " ", in.meta.shape.ToString(),
+                                 " was never written (or its storage was released)")));
       return;
     }
     in.data = static_cast<char*>(in.blob->data()) + in.offset;
@@ -55,10 +58,7 @@ void OpCallPolicy::Compute(VmStream* stream) {
   for (internal::Operand& out : args_.outputs) {
     absl::Status s = out.blob->EnsureAllocated(stream->allocator());
     if (!s.ok()) {
-      auto e = std::make_shared<ErrorRecord>(
-          absl::Status(s.code(), base::Cat(def_->name, ": ", s.message())));
-      VirtualMachine::Get().impl()->RecordError(e);
-      Poison(e);
+      Fail(stream, std::move(s));
       return;
     }
     out.data = static_cast<char*>(out.blob->data()) + out.offset;
@@ -76,16 +76,13 @@ void OpCallPolicy::Compute(VmStream* stream) {
   for (auto& [ptr, bytes] : args_.temps) stream->allocator()->Deallocate(ptr, bytes);
   args_.temps.clear();
   if (!status.ok()) {
-    auto e = std::make_shared<ErrorRecord>(
-        absl::Status(status.code(), base::Cat(def_->name, ": ", status.message())));
-    VirtualMachine::Get().impl()->RecordError(e);
-    Poison(e);
+    Fail(stream, std::move(status));
     return;
   }
   // A successful write heals a storage that carried an earlier error.
   for (internal::Operand& o : args_.outputs) o.blob->set_error(nullptr);
   for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    if (def_->mutates(static_cast<int>(i))) args_.inputs[i].blob->set_error(nullptr);
+    if (mutates(i)) args_.inputs[i].blob->set_error(nullptr);
   }
 }
 

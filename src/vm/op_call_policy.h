@@ -4,28 +4,33 @@
 #ifndef EAGERVM_VM_OP_CALL_POLICY_H_
 #define EAGERVM_VM_OP_CALL_POLICY_H_
 
-#include "ops/op_def.h"
 #include "vm/instruction_policy.h"
 #include "vm/kernel_args.h"
+#include "vm/kernel_call.h"
 
 namespace eagervm::vm {
 
 class OpCallPolicy final : public InstructionPolicy {
  public:
-  OpCallPolicy(const internal::OpDef* def, const KernelFn* kernel) : def_(def), kernel_(kernel) {}
-  const char* name() const override { return def_->name.c_str(); }
+  explicit OpCallPolicy(const KernelCall& call)
+      : name_(call.name), kernel_(call.kernel), may_run_inline_(call.may_run_inline) {
+    args_.mutated_mask = call.mutated_mask;
+  }
+  const char* name() const override { return name_; }
   void GetAccesses(AccessList* out) const override;
   void Compute(VmStream* stream) override;
   size_t InlineBytes() const override;
 
   internal::KernelArgs& args() { return args_; }
-  const internal::OpDef* def() const { return def_; }
 
  private:
+  bool mutates(size_t input) const { return (args_.mutated_mask >> input) & 1; }
   void Poison(const ErrorPtr& error);
+  void Fail(VmStream* stream, absl::Status s);
 
-  const internal::OpDef* def_;
+  const char* name_;
   const KernelFn* kernel_;
+  bool may_run_inline_;
   internal::KernelArgs args_;
 };
 

@@ -3,6 +3,7 @@
 
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/process_vm.h"
 #include "vm/vm_impl.h"
 
 namespace eagervm {
@@ -24,7 +25,7 @@ Stream Stream::Current(Device d) {
 }
 
 void* Stream::native_handle() const {
-  absl::StatusOr<vm::VmStream*> s = VirtualMachine::Get().impl()->GetStream(*this);
+  absl::StatusOr<vm::VmStream*> s = vm::ProcessVm().GetStream(*this);
   return s.ok() ? (*s)->policy()->native_handle() : nullptr;
 }
 

@@ -3,6 +3,7 @@
 #ifndef EAGERVM_VM_STREAM_POLICY_H_
 #define EAGERVM_VM_STREAM_POLICY_H_
 
+#include "absl/status/status.h"
 #include "eagervm/device.h"
 #include "memory/allocator.h"
 
@@ -10,6 +11,7 @@ namespace eagervm::vm {
 
 class Instruction;
 class VmStream;
+struct DeviceCopy;
 
 class StreamPolicy {
  public:
@@ -26,6 +28,12 @@ class StreamPolicy {
   // other streams and the release of its memory are concerned?
   virtual bool QueryDone(const Instruction* instr) const = 0;
   virtual void* native_handle() const { return nullptr; }
+  // The stream's thread, inside Run(): copies `copy` between this device and
+  // another (DeviceCopyPolicy), allocating the destination if needed. Only
+  // the copy streams of devices with their own memory implement it.
+  virtual absl::Status CopyAcrossDevices(VmStream* stream, const DeviceCopy& copy) {
+    return absl::InternalError("a copy between devices ran on a stream that cannot copy");
+  }
   // True if this stream's device can order `dst` (one of its instructions)
   // after `src` (of another stream) by itself, without the host waiting
   // (CUDA: cudaStreamWaitEvent). The engine then satisfies the edge when

@@ -3,9 +3,7 @@
 #include <sstream>
 
 #include "base/str_cat.h"
-#include "eagervm/ops.h"
 #include "eagervm/tensor.h"
-#include "ops/op_call_builder.h"
 #include "vm/host_access.h"
 #include "vm/tensor_impl.h"
 

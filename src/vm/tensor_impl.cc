@@ -1,23 +1,22 @@
 #include "vm/tensor_impl.h"
 
-#include "eagervm/virtual_machine.h"
-#include "vm/instruction_pool.h"
-#include "vm/release_tensor_policy.h"
-#include "vm/vm_impl.h"
+#include "base/str_cat.h"
+#include "vm/physical_run.h"
 
 namespace eagervm::internal {
 
+absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view arg) {
+  if (!t.defined()) {
+    return absl::FailedPreconditionError(base::Cat(
+        op, ": argument '", arg, "' is an undefined tensor (default-constructed or moved-from)"));
+  }
+  if (!t.ok()) return t.status();  // an op given an error tensor returns that error
+  return absl::OkStatus();
+}
+
 StorageHandle::~StorageHandle() {
-  vm::VmStream* producer = blob_->producer();
-  if (producer == nullptr) return;  // never written: nothing to free in stream order
-  vm::VmImpl* vm = VirtualMachine::Get().impl();
-  if (vm->shut_down()) return;  // the BlobObject's destructor frees the memory
-  vm::Instruction* instr = vm::InstructionPool::Acquire();
-  instr->Emplace<vm::ReleaseTensorPolicy>(std::move(blob_));
-  instr->set_stream(producer);
-  vm::InstructionList list;
-  list.PushBack(instr);
-  (void)vm->Receive(&list, /*is_release=*/true);
+  if (blob_->producer() == nullptr) return;  // never written: nothing to free in stream order
+  (void)vm::PhysicalRun([&](vm::Builder* b) { return b->ReleaseBlob(std::move(blob_)); });
 }
 
 Tensor NewTensor(const TensorMeta& meta) {

@@ -6,6 +6,7 @@
 #define EAGERVM_VM_TENSOR_IMPL_H_
 
 #include <memory>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "eagervm/tensor.h"
@@ -16,7 +17,7 @@ namespace eagervm::internal {
 class StorageHandle {
  public:
   explicit StorageHandle(std::shared_ptr<vm::BlobObject> blob) : blob_(std::move(blob)) {}
-  ~StorageHandle();  // queues the release (a no-op after shutdown)
+  ~StorageHandle();  // queues the release through PhysicalRun (a no-op after shutdown)
   StorageHandle(const StorageHandle&) = delete;
   StorageHandle& operator=(const StorageHandle&) = delete;
   const std::shared_ptr<vm::BlobObject>& blob() const { return blob_; }
@@ -34,6 +35,10 @@ struct TensorImpl {
   vm::BlobObject* blob() const { return storage->blob().get(); }
   const std::shared_ptr<vm::BlobObject>& shared_blob() const { return storage->blob(); }
 };
+
+// OK iff `t` is defined and not an error tensor; otherwise the status to
+// return from op `op`, naming the argument.
+absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view arg);
 
 // A tensor with fresh (not yet allocated) storage.
 Tensor NewTensor(const TensorMeta& meta);

@@ -11,6 +11,7 @@
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "profiler/env_trace.h"
+#include "vm/process_vm.h"
 #include "vm/vm_impl.h"
 
 namespace eagervm {
@@ -89,7 +90,7 @@ absl::Status Sync() {
   if (vm.is_shut_down()) {
     return absl::FailedPreconditionError("Sync(): the eagervm VM has been shut down");
   }
-  return vm.impl()->Sync();
+  return vm::ProcessVm().Sync();
 }
 
 std::string VmStats::ToString() const {

@@ -9,8 +9,9 @@
 #include "memory/caching_allocator.h"
 #include "memory/memory_stats.h"
 #include "profiler/vm_trace.h"
-#include "vm/barrier_policy.h"
 #include "vm/instruction_pool.h"
+#include "vm/physical_run.h"
+#include "vm/process_vm.h"
 
 #ifdef EAGERVM_WITH_CUDA
 namespace eagervm::device::cuda {
@@ -106,16 +107,16 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
         sync_spin_ns()));
     ctx = thread_ctxs_.back().get();
   }
-  owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), ctx));
+  owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), ctx, this));
   VmStream* created = owned_streams_.back().get();
   slot->store(created, std::memory_order_release);
   return created;
 }
 
-absl::Status VmImpl::Receive(InstructionList* list, bool is_release) {
+absl::Status VmImpl::Receive(InstructionList* list, Backpressure backpressure) {
   if (list->empty()) return absl::OkStatus();
   profiler::SubmitSlice trace(list);
-  if (!is_release && !options_.synchronous && BackpressureCheckDue(list->size) &&
+  if (backpressure == Backpressure::kWait && !options_.synchronous && BackpressureCheckDue(list->size) &&
       !base::OnVmThread() && counters_.in_flight() >= options_.max_in_flight) {
     absl::Status s = WaitForBackpressure();
     if (!s.ok()) return s;
@@ -229,24 +230,11 @@ void VmImpl::DrainOnThisThread() {
   draining = false;
 }
 
-absl::Status VmImpl::CheckMayBlock(const char* what) const {
-  if (base::OnVmThread()) {
-    return absl::FailedPreconditionError(base::Cat(
-        what, " was called on an eagervm VM thread (inside a kernel or callback); it would wait "
-              "for itself. Blocking calls are for user threads only"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status VmImpl::WaitAll() {
   absl::Status s = CheckMayBlock("Sync()");
   if (!s.ok()) return s;
   base::SyncWaiter waiter;
-  Instruction* b = InstructionPool::Acquire();
-  b->Emplace<BarrierPolicy>([&waiter] { waiter.Signal(); });
-  InstructionList list;
-  list.PushBack(b);
-  s = Receive(&list);
+  s = PhysicalRun([&](Builder* b) { return b->AddBarrier([&waiter] { waiter.Signal(); }, "Barrier"); });
   if (!s.ok()) return s;
   waiter.Wait(sync_spin_ns());
   return absl::OkStatus();
@@ -314,7 +302,7 @@ VmStats VmImpl::GetStats() const {
 absl::Status VmImpl::Shutdown() {
   std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
   if (shut_down()) return absl::OkStatus();
-  absl::Status s = CheckMayBlock("VirtualMachine::Shutdown()");
+  absl::Status s = vm::CheckMayBlock("VirtualMachine::Shutdown()");
   if (!s.ok()) return s;
   // Drain everything received so far, then stop accepting.
   s = WaitAll();

@@ -23,6 +23,7 @@
 #include "vm/error_record.h"
 #include "vm/instruction.h"
 #include "vm/thread_ctx.h"
+#include "vm/vm_context.h"
 #include "vm/vm_counters.h"
 #include "vm/vm_stream.h"
 
@@ -33,39 +34,44 @@ using StreamPolicyFactory =
     std::function<absl::StatusOr<std::unique_ptr<StreamPolicy>>(Stream stream, const VmOptions&)>;
 void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory);
 
-class VmImpl {
+// Whether Receive may wait for back-pressure. Releases never wait: they come
+// from destructors on any thread and only ever lower the memory in use.
+enum class Backpressure { kWait, kNoWait };
+
+class VmImpl final : public VmContext {
  public:
   static constexpr int kMaxStreamsPerDevice = 64;
   static constexpr int kMaxCudaDevices = 16;
 
   explicit VmImpl(VmOptions options);
-  ~VmImpl();  // Shutdown()
+  ~VmImpl() override;  // Shutdown()
   VmImpl(const VmImpl&) = delete;
   VmImpl& operator=(const VmImpl&) = delete;
 
-  const VmOptions& options() const { return options_; }
+  const VmOptions& options() const override { return options_; }
   VmCounters& counters() { return counters_; }
 
   // Any thread. The runtime stream for `s`, created (with its worker) on first use.
   absl::StatusOr<VmStream*> GetStream(Stream s);
-  // Any thread. Appends `list` to the pending list (one lock) and wakes the
-  // scheduler only if the list was empty. Blocks for back-pressure unless
-  // called on a VM thread or `is_release`. FailedPrecondition after shutdown.
-  absl::Status Receive(InstructionList* list, bool is_release = false);
+  // Any thread; the builders' only way in (EagerBuilder::Finish). Appends
+  // `list` to the pending list (one lock) and wakes the scheduler only if the
+  // list was empty. Blocks for back-pressure unless called on a VM thread or
+  // with kNoWait. FailedPrecondition after shutdown (the list is discarded).
+  absl::Status Receive(InstructionList* list, Backpressure backpressure);
 
-  // Blocking waits. FailedPrecondition when called from a VM thread.
-  absl::Status CheckMayBlock(const char* what) const;
+  // Blocking waits (user threads; vm::CheckMayBlock first).
   // Waits until every instruction received before it is released.
   absl::Status WaitAll();
   // WaitAll(), then the first runtime error not yet reported.
   absl::Status Sync();
 
-  // VM threads: a compute failed with a new error.
-  void RecordError(const ErrorPtr& e);
+  // VmContext.
+  void RecordError(const ErrorPtr& e) override;
+  std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget() const override { return cpu_budget_; }
   int64_t sync_spin_ns() const { return options_.spin_us * 1000; }
   // Backends whose completions nobody reports (CUDA events) notify this to
   // make the scheduler run a pass.
-  base::Notifier* scheduler_notifier() { return &scheduler_notifier_; }
+  base::Notifier* scheduler_notifier() override { return &scheduler_notifier_; }
 
   VmStats GetStats() const;
   void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const;

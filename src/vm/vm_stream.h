@@ -13,17 +13,23 @@
 namespace eagervm::vm {
 
 class ThreadCtx;
+class VmContext;
 
 class VmStream {
  public:
-  VmStream(Stream id, std::unique_ptr<StreamPolicy> policy, ThreadCtx* thread_ctx)
-      : id_(id), policy_(std::move(policy)), thread_ctx_(thread_ctx) {}
+  VmStream(Stream id, std::unique_ptr<StreamPolicy> policy, ThreadCtx* thread_ctx,
+           VmContext* context)
+      : id_(id), policy_(std::move(policy)), thread_ctx_(thread_ctx), context_(context) {}
+  VmStream(const VmStream&) = delete;
+  VmStream& operator=(const VmStream&) = delete;
 
   Stream id() const { return id_; }
   StreamPolicy* policy() const { return policy_.get(); }
   memory::Allocator* allocator() const { return policy_->allocator(); }
   // nullptr when the stream runs on the scheduler thread.
   ThreadCtx* thread_ctx() const { return thread_ctx_; }
+  // The VM that owns the stream, for the code it runs (error sink, options).
+  VmContext* context() const { return context_; }
 
   // --- scheduler thread only ---
   // On their own cache line: submitting threads read id() on every op, and
@@ -37,6 +43,7 @@ class VmStream {
   Stream id_;
   std::unique_ptr<StreamPolicy> policy_;
   ThreadCtx* thread_ctx_;
+  VmContext* context_;
 };
 
 }  // namespace eagervm::vm

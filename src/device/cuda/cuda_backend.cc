@@ -3,10 +3,11 @@
 // static link could drop); the CUDA kernels register from RegisterBuiltinOps.
 #include <mutex>
 
-#include "device/cuda/copy_policy.h"
 #include "device/cuda/cuda_stream_policy.h"
 #include "device/cuda/event_poller.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/device_copy_policy.h"
+#include "vm/process_vm.h"
 #include "vm/vm_impl.h"
 
 namespace eagervm::device::cuda {
@@ -16,16 +17,16 @@ namespace {
 // the VM: it must outlive every stream.
 EventPoller* Poller(const VmOptions& options) {
   static EventPoller* poller =
-      new EventPoller(VirtualMachine::Get().impl()->scheduler_notifier(), options.spin_us * 1000);
+      new EventPoller(vm::ProcessVm().scheduler_notifier(), options.spin_us * 1000);
   return poller;
 }
 
 absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakePolicy(Stream stream, const VmOptions& options) {
   CudaStreamRole role = CudaStreamRole::kCompute;
-  if (stream.index() == kHostToDeviceStreamIndex) role = CudaStreamRole::kHostToDevice;
-  if (stream.index() == kDeviceToHostStreamIndex) role = CudaStreamRole::kDeviceToHost;
+  if (stream.index() == vm::kHostToDeviceStreamIndex) role = CudaStreamRole::kHostToDevice;
+  if (stream.index() == vm::kDeviceToHostStreamIndex) role = CudaStreamRole::kDeviceToHost;
   EventPoller* poller = options.synchronous ? nullptr : Poller(options);
-  absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> p = CudaStreamPolicy::Create(stream, role, options, poller);
+  absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> p = CudaStreamPolicy::Create(stream, role, &vm::ProcessVm(), poller);
   if (!p.ok()) return p.status();
   return std::unique_ptr<vm::StreamPolicy>(std::move(p).value());
 }

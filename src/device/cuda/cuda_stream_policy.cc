@@ -4,13 +4,12 @@
 #include <typeinfo>
 
 #include "base/str_cat.h"
-#include "device/cuda/copy_policy.h"
 #include "device/cuda/cuda_status.h"
 #include "device/cuda/current_device.h"
 #include "device/cuda/event_poller.h"
 #include "vm/access_blob_policy.h"
 #include "vm/instruction.h"
-#include "vm/vm_impl.h"
+#include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::device::cuda {
@@ -19,10 +18,7 @@ bool Alive(const vm::InstrRef& r) { return r.instr != nullptr && r.instr->IsAliv
 }  // namespace
 
 namespace {
-bool TouchesHost(const vm::Instruction& i) {
-  const vm::InstructionPolicy* p = i.policy();
-  return typeid(*p) == typeid(vm::AccessBlobPolicy) || typeid(*p) == typeid(CopyPolicy);
-}
+bool TouchesHost(const vm::Instruction& i) { return i.policy()->TouchesHostMemory(); }
 }  // namespace
 
 bool CudaStreamPolicy::OrdersOnDevice(const vm::Instruction& src, const vm::Instruction& dst) const {
@@ -35,7 +31,8 @@ CudaStreamPolicy* AsCudaPolicy(vm::StreamPolicy* policy) {
 }
 
 absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(
-    Stream stream, CudaStreamRole role, const VmOptions& options, EventPoller* poller) {
+    Stream stream, CudaStreamRole role, vm::VmContext* context, EventPoller* poller) {
+  const VmOptions& options = context->options();
   const int dev = stream.device().index();
   absl::Status s = SetCurrentDevice(dev);
   if (!s.ok()) return s;
@@ -44,15 +41,18 @@ absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(
   absl::StatusOr<CudaStream> cs = CudaStream::Create();
   if (!cs.ok()) return cs.status();
   return std::unique_ptr<CudaStreamPolicy>(new CudaStreamPolicy(
-      stream, role, std::move(cs).value(), *memory, poller, options.synchronous || poller == nullptr));
+      stream, role, std::move(cs).value(), *memory, context, poller,
+      options.synchronous || poller == nullptr));
 }
 
 CudaStreamPolicy::CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStream cuda_stream,
-                                   DeviceMemory* memory, EventPoller* poller, bool synchronous)
+                                   DeviceMemory* memory, vm::VmContext* context,
+                                   EventPoller* poller, bool synchronous)
     : device_(stream.device()),
       role_(role),
       stream_(std::move(cuda_stream)),
       synchronous_(synchronous),
+      context_(context),
       poller_(poller),
       allocator_(std::make_unique<CudaStreamAllocator>(memory, stream_.get())),
       pinned_(std::make_unique<PinnedHostPool>(&launched_seq_, &completed_seq_)) {}
@@ -60,8 +60,7 @@ CudaStreamPolicy::CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStrea
 void CudaStreamPolicy::ReportError(const absl::Status& s) const {
   // An error of the device itself (a fault in an earlier kernel, a failed
   // event) belongs to no one instruction: Sync() reports it.
-  vm::VmImpl* vm = VirtualMachine::Get().impl();
-  vm->RecordError(std::make_shared<vm::ErrorRecord>(
+  context_->RecordError(std::make_shared<vm::ErrorRecord>(
       absl::Status(s.code(), base::Cat(device_.ToString(), ": ", s.message()))));
 }
 

@@ -45,20 +45,21 @@
 
 namespace eagervm::vm {
 class AccessBlobPolicy;
+class VmContext;
 }
 
 namespace eagervm::device::cuda {
 
 class EventPoller;
-class CopyPolicy;
 
 enum class CudaStreamRole { kCompute, kHostToDevice, kDeviceToHost };
 
 class CudaStreamPolicy final : public vm::StreamPolicy {
  public:
   // `poller` may be null (synchronous VM: every Run() waits for the device).
+  // `context` (the owning VM's) outlives the policy.
   static absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> Create(Stream stream, CudaStreamRole role,
-                                                                  const VmOptions& options,
+                                                                  vm::VmContext* context,
                                                                   EventPoller* poller);
   ~CudaStreamPolicy() override;
 
@@ -72,6 +73,10 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   void Run(vm::VmStream* stream, vm::Instruction* instr) override;
   bool QueryDone(const vm::Instruction* instr) const override;
   void* native_handle() const override { return stream_.get(); }
+  // Copy streams: H2D (staged through pinned memory from pageable memory),
+  // D2H (straight into fresh pinned memory, else through a deferred host
+  // copy in stream order) and peer copies. Scheduler thread.
+  absl::Status CopyAcrossDevices(vm::VmStream* stream, const vm::DeviceCopy& copy) override;
 
   // --- for kernels and copies, on the scheduler thread ---
   cudaStream_t cuda_stream() const { return stream_.get(); }
@@ -100,7 +105,7 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   };
 
   CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStream cuda_stream, DeviceMemory* memory,
-                   EventPoller* poller, bool synchronous);
+                   vm::VmContext* context, EventPoller* poller, bool synchronous);
   void WaitOnDevice(vm::Instruction* instr);
   void RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolicy* access);
   // An event covering launch `seq`, or nullptr if `seq` already completed.
@@ -115,6 +120,7 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   const CudaStreamRole role_;
   CudaStream stream_;
   const bool synchronous_;
+  vm::VmContext* context_;
   EventPoller* poller_;
   std::unique_ptr<CudaStreamAllocator> allocator_;
   std::unique_ptr<PinnedHostPool> pinned_;

@@ -3,10 +3,8 @@
 // integers through a plain kernel, wrapping like the CPU).
 #include <cublas_v2.h>
 
-#include "device/cuda/cuda_stream_policy.h"
+#include "device/cuda/kernel_resources.h"
 #include "kernels/cuda/kernel_util.h"
-#include "vm/kernel_args.h"
-#include "vm/vm_stream.h"
 
 namespace eagervm::kernels::cuda_impl {
 namespace {
@@ -55,12 +53,9 @@ absl::Status MatMul(KernelContext& ctx) {
     return Launched(cuda::LaunchIntMatMul(ToDT(am.dtype), c, ctx.raw_input(0), ctx.raw_input(1), m, k, n, s),
                     "MatMul kernel launch");
   }
-  device::cuda::CudaStreamPolicy* policy =
-      device::cuda::AsCudaPolicy(ctx.args()->stream->policy());
-  if (policy == nullptr) return absl::InternalError("MatMul: not on a CUDA stream");
-  absl::StatusOr<void*> handle = policy->cublas_handle();
+  absl::StatusOr<cublasHandle_t> handle = device::cuda::CublasHandle(ctx);
   if (!handle.ok()) return handle.status();
-  auto h = static_cast<cublasHandle_t>(*handle);
+  cublasHandle_t h = *handle;
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
   const int im = static_cast<int>(m), ik = static_cast<int>(k), in = static_cast<int>(n);
   if (am.dtype == DType::kFloat32) {

@@ -1,3 +1,4 @@
+// KernelContext: a kernel's view of its OpCall instruction (KernelArgs).
 #include "base/str_cat.h"
 #include "eagervm/custom_op.h"
 #include "vm/kernel_args.h"

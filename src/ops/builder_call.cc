@@ -1,0 +1,46 @@
+// InstructionsBuilder::Call: the public builder's op call. It is declared
+// with the builder (include/eagervm/instructions_builder.h) but lives in the
+// ops layer, the one that knows ops: it turns the OpHandle into a
+// vm::KernelCall, as every op does, and hands it to the builder.
+#include "absl/container/inlined_vector.h"
+#include "base/str_cat.h"
+#include "eagervm/instructions_builder.h"
+#include "eagervm/status_macros.h"
+#include "ops/submit_op.h"
+#include "vm/builder.h"
+
+namespace eagervm::vm {
+
+absl::Status InstructionsBuilder::Call(const OpHandle& op, absl::Span<const Tensor> inputs,
+                                       absl::Span<const Tensor> outputs, const Attrs& attrs,
+                                       Stream stream) {
+  const internal::OpDef& def = internal::OpHandleAccess::Def(op);
+  absl::InlinedVector<const Tensor*, 4> in, out;
+  for (const Tensor& t : inputs) in.push_back(&t);
+  for (const Tensor& t : outputs) out.push_back(&t);
+  EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(def, absl::MakeConstSpan(in), def.name));
+  if (in.empty() && out.empty()) {
+    return absl::InvalidArgumentError(base::Cat(def.name, ": an op call needs at least one tensor"));
+  }
+  auto on_stream = [&](const Tensor& t, const char* kind, size_t i) -> absl::Status {
+    EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(t, def.name, base::Cat(kind, " ", i)));
+    if (t.device() == stream.device()) return absl::OkStatus();
+    return absl::InvalidArgumentError(base::Cat(def.name, ": ", kind, " ", i, " is on ",
+                                                t.device().ToString(), " but the stream is on ",
+                                                stream.device().ToString(), " (use To())"));
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) EAGERVM_RETURN_IF_ERROR(on_stream(inputs[i], "input", i));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    EAGERVM_RETURN_IF_ERROR(on_stream(outputs[i], "output", i));
+  }
+  const DType dtype = !in.empty() ? in[0]->dtype() : out[0]->dtype();
+  absl::StatusOr<KernelCall> call = internal::KernelCallFor(def, stream.device().type(), dtype);
+  if (!call.ok()) return call.status();
+  std::shared_ptr<const Attrs> shared_attrs;
+  if (!attrs.empty()) shared_attrs = std::make_shared<const Attrs>(attrs);
+  const KernelCallArgs args{absl::MakeConstSpan(in), absl::MakeConstSpan(out), {},
+                            std::move(shared_attrs)};
+  return Builder::From(this)->CallKernel(*call, args, stream);
+}
+
+}  // namespace eagervm::vm

@@ -1,0 +1,53 @@
+// The ops layer's one way into the VM: turn an op definition into a
+// vm::KernelCall and hand it to the builder of this thread (vm::PhysicalRun).
+// Every op, built-in and custom, and the public InstructionsBuilder::Call
+// come through here, after validating their inputs on the calling thread.
+#ifndef EAGERVM_OPS_SUBMIT_OP_H_
+#define EAGERVM_OPS_SUBMIT_OP_H_
+
+#include <initializer_list>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "eagervm/custom_op.h"
+#include "eagervm/tensor.h"
+#include "ops/op_def.h"
+#include "vm/kernel_call.h"
+#include "vm/tensor_impl.h"  // CheckTensor, NewTensor
+
+namespace eagervm::internal {
+
+// The VM's view of `def` running on `device` for `dtype`, or InvalidArgument
+// ("Add: no cuda kernel for dtype bool") if it has no such kernel.
+absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, DeviceType device, DType dtype);
+
+// Checks that custom-op inputs are defined, ok, on one device, and that the
+// op's declared mutated inputs exist: the checks of ops::Call and
+// InstructionsBuilder::Call. `op` names the op in the message.
+absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> inputs,
+                             std::string_view op);
+
+// Queues `def` on the current stream of the first input's (or output's)
+// device; the kernel is picked by `dtype`. Tensors are already validated.
+absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
+                      absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
+                      std::shared_ptr<const Attrs> attrs = nullptr);
+inline absl::Status SubmitOp(const OpDef& def, DType dtype,
+                             std::initializer_list<const Tensor*> inputs,
+                             std::initializer_list<const Tensor*> outputs,
+                             std::initializer_list<Scalar> scalars = {}) {
+  return SubmitOp(def, dtype, absl::MakeConstSpan(inputs.begin(), inputs.size()),
+                  absl::MakeConstSpan(outputs.begin(), outputs.size()),
+                  absl::MakeConstSpan(scalars.begin(), scalars.size()));
+}
+
+// Makes an output of `meta`, queues `def` on it, and returns it (or the error
+// tensor if queuing was refused).
+Tensor SubmitOpWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,
+                          std::initializer_list<const Tensor*> inputs,
+                          std::initializer_list<Scalar> scalars = {});
+
+}  // namespace eagervm::internal
+
+#endif  // EAGERVM_OPS_SUBMIT_OP_H_

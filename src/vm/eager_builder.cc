@@ -1,0 +1,159 @@
+#include "vm/eager_builder.h"
+
+#include <typeinfo>
+
+#include "base/str_cat.h"
+#include "vm/barrier_policy.h"
+#include "vm/device_copy_policy.h"
+#include "vm/instruction_pool.h"
+#include "vm/kernel_args.h"
+#include "vm/op_call_policy.h"
+#include "vm/process_vm.h"
+#include "vm/release_tensor_policy.h"
+#include "vm/tensor_impl.h"
+#include "vm/vm_impl.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::vm {
+namespace {
+
+bool IsRelease(const Instruction* i) {
+  return typeid(*i->policy()) == typeid(ReleaseTensorPolicy);
+}
+
+// Reads go where the storage was last written (no cross-stream edge in the
+// common case); writes, and storages never written, to the current stream.
+absl::StatusOr<VmStream*> AccessStream(const Tensor& t, bool write, const char* what) {
+  VmStream* s = write ? nullptr : t.impl()->blob()->last_writer_stream();
+  if (s != nullptr) return s;
+  return ResolveStream(Stream::Current(t.device()), what);
+}
+
+VmContext* Context() { return &ProcessVm(); }
+
+}  // namespace
+
+EagerBuilder::~EagerBuilder() { Rollback(0); }
+
+void EagerBuilder::Rollback(size_t mark) {
+  if (list_.size <= mark) return;
+  // Keep the first `mark` instructions and every release; recycle the rest.
+  InstructionList kept;
+  size_t index = 0;
+  while (!list_.empty()) {
+    Instruction* i = list_.PopFront();
+    if (index++ < mark || IsRelease(i)) kept.PushBack(i); else InstructionPool::Recycle(i);
+  }
+  list_ = kept;
+}
+
+absl::Status EagerBuilder::Finish(absl::Status build_status) {
+  if (!build_status.ok()) Rollback(0);
+  if (!list_.empty()) {
+    absl::Status s = ProcessVm().Receive(
+        &list_, only_releases_ || !build_status.ok() ? Backpressure::kNoWait : Backpressure::kWait);
+    if (build_status.ok()) return s;
+  }
+  return build_status;
+}
+
+absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallArgs& a,
+                                      Stream stream) {
+  absl::StatusOr<VmStream*> vs = ResolveStream(stream, call.name);
+  if (!vs.ok()) return vs.status();
+  if (a.scalars.size() > internal::KernelArgs::kMaxScalars) {
+    return absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
+  }
+  Instruction* instr = InstructionPool::Acquire();
+  OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
+  instr->set_stream(*vs);
+  internal::KernelArgs& args = policy->args();
+  args.attrs = a.attrs;
+  for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    const internal::TensorImpl& t = *a.inputs[i]->impl();
+    args.inputs.push_back(internal::Operand{t.shared_blob(), t.meta, t.offset, nullptr});
+    if (call.mutates(static_cast<int>(i))) t.blob()->NoteWrite(*vs);
+  }
+  for (const Tensor* out : a.outputs) {
+    const internal::TensorImpl& t = *out->impl();
+    args.outputs.push_back(internal::Operand{t.shared_blob(), t.meta, t.offset, nullptr});
+    t.blob()->NoteWrite(*vs);
+  }
+  Append(instr);
+  only_releases_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {
+  const Device target = dst.device().is_cpu() ? src.device() : dst.device();
+  const int index = dst.device().is_cpu() ? kDeviceToHostStreamIndex : kHostToDeviceStreamIndex;
+  // The device's availability first: its message is the useful one.
+  absl::StatusOr<VmStream*> stream = ResolveStream(Stream(target, index), op);
+  if (!stream.ok()) return stream.status();
+  if (!src.device().is_cpu() && !dst.device().is_cpu()) {
+    absl::StatusOr<VmStream*> other = ResolveStream(Stream(src.device(), 0), op);
+    if (!other.ok()) return other.status();
+  }
+  const internal::TensorImpl& d = *dst.impl();
+  const internal::TensorImpl& s = *src.impl();
+  Instruction* instr = InstructionPool::Acquire();
+  instr->Emplace<DeviceCopyPolicy>(op, d.shared_blob(), static_cast<size_t>(d.offset),
+                                   s.shared_blob(), static_cast<size_t>(s.offset), dst.nbytes());
+  instr->set_stream(*stream);
+  d.blob()->NoteWrite(*stream);
+  Append(instr);
+  only_releases_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::SyncRead(const Tensor& t, size_t bytes, BlobCallback cb,
+                                    const char* what) {
+  absl::StatusOr<VmStream*> stream = AccessStream(t, /*write=*/false, what);
+  if (!stream.ok()) return stream.status();
+  const internal::TensorImpl& impl = *t.impl();
+  Instruction* instr = InstructionPool::Acquire();
+  instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset), bytes,
+                                   /*write=*/false, std::move(cb), /*runtime_callback=*/true);
+  instr->set_stream(*stream);
+  Append(instr);
+  only_releases_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::AccessBlob(const Tensor& t, BlobCallback cb, bool write,
+                                      const char* what) {
+  absl::StatusOr<VmStream*> stream = AccessStream(t, write, what);
+  if (!stream.ok()) return stream.status();
+  const internal::TensorImpl& impl = *t.impl();
+  if (write) impl.blob()->NoteWrite(*stream);
+  Instruction* instr = InstructionPool::Acquire();
+  instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset),
+                                   t.nbytes(), write, std::move(cb));
+  instr->set_stream(*stream);
+  Append(instr);
+  only_releases_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::ReleaseBlob(std::shared_ptr<BlobObject> blob) {
+  VmStream* producer = blob->producer();
+  if (producer == nullptr) return absl::OkStatus();  // never written: nothing to free in order
+  // After shutdown nothing runs; the BlobObject's destructor frees the memory.
+  if (ProcessVm().shut_down()) return absl::OkStatus();
+  Instruction* instr = InstructionPool::Acquire();
+  instr->Emplace<ReleaseTensorPolicy>(std::move(blob));
+  instr->set_stream(producer);
+  Append(instr);
+  return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::AddBarrier(std::function<void()> cb, const char* what) {
+  Instruction* instr = InstructionPool::Acquire();
+  instr->Emplace<BarrierPolicy>(std::move(cb), what, Context());
+  Append(instr);
+  only_releases_ = false;
+  return absl::OkStatus();
+}
+
+}  // namespace eagervm::vm

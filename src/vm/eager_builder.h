@@ -1,0 +1,47 @@
+// EagerBuilder: the builder of eager mode. Each call becomes an instruction
+// (from the pool, its policy constructed in place) appended to a list that
+// PhysicalRun hands to the VM in one Receive. Lives on the stack of the
+// outermost PhysicalRun of a thread; nested PhysicalRuns on that thread (an
+// op called, or a handle dropped, inside a build callback) append to it, so
+// the batch keeps program order.
+#ifndef EAGERVM_VM_EAGER_BUILDER_H_
+#define EAGERVM_VM_EAGER_BUILDER_H_
+
+#include "vm/builder.h"
+#include "vm/instruction.h"
+
+namespace eagervm::vm {
+
+class EagerBuilder final : public Builder {
+ public:
+  EagerBuilder() = default;
+  ~EagerBuilder() override;  // discards anything not submitted
+
+  absl::Status CallKernel(const KernelCall& call, const KernelCallArgs& args,
+                          Stream stream) override;
+  absl::Status CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) override;
+  absl::Status SyncRead(const Tensor& t, size_t bytes, BlobCallback cb, const char* what) override;
+  absl::Status ReleaseBlob(std::shared_ptr<BlobObject> blob) override;
+  absl::Status AccessBlob(const Tensor& t, BlobCallback cb, bool write, const char* what) override;
+  absl::Status AddBarrier(std::function<void()> cb, const char* what) override;
+
+  // A position in the list, and dropping what was built after it (a nested
+  // PhysicalRun whose build failed); releases are kept, they are still due.
+  size_t Mark() override { return list_.size; }
+  void Rollback(size_t mark) override;
+
+  // Hands the list to the VM, or, when `build_status` is an error, discards
+  // it (except the releases of dropped handles, which are still due) and
+  // returns the error.
+  absl::Status Finish(absl::Status build_status);
+
+ private:
+  void Append(Instruction* instr) { list_.PushBack(instr); }
+
+  InstructionList list_;
+  bool only_releases_ = true;  // releases never wait for back-pressure
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_EAGER_BUILDER_H_

@@ -1,0 +1,25 @@
+// KernelCall: what the VM knows of an op call: a name, the kernel to run,
+// which inputs it writes and whether it may run inline on the scheduler. The
+// ops layer fills one in from its op definition; the VM knows kernels, not ops.
+#ifndef EAGERVM_VM_KERNEL_CALL_H_
+#define EAGERVM_VM_KERNEL_CALL_H_
+
+#include <cstdint>
+
+#include "eagervm/custom_op.h"
+
+namespace eagervm::vm {
+
+struct KernelCall {
+  // Both live as long as the process (the op registry never forgets an op).
+  const char* name = nullptr;
+  const KernelFn* kernel = nullptr;
+  uint64_t mutated_mask = 0;    // bit i: the kernel writes input i
+  bool may_run_inline = false;  // OpOptions::small_runs_inline
+
+  bool mutates(int input) const { return (mutated_mask >> input) & 1; }
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_KERNEL_CALL_H_

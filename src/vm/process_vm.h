@@ -1,0 +1,30 @@
+// The process's VM, for the front door: code on user threads that builds and
+// submits instructions (the builders, host reads, Sync). Code that runs on VM
+// threads (instruction and stream policies) never uses it: it gets its
+// VmContext from the stream it runs on.
+#ifndef EAGERVM_VM_PROCESS_VM_H_
+#define EAGERVM_VM_PROCESS_VM_H_
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "eagervm/stream.h"
+
+namespace eagervm::vm {
+
+class VmImpl;
+class VmStream;
+
+// Any thread. Creates the VM on first use (VirtualMachine::Get()).
+VmImpl& ProcessVm();
+// Any thread. The runtime stream for `s` (created on first use), or an error
+// naming `op`: the VM was shut down, the device is absent, the index is out of range.
+absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op);
+// Any thread. OK if the calling thread may block on the VM; otherwise a
+// FailedPrecondition naming `what` (on a VM thread it would wait for itself;
+// inside a PhysicalRun build callback, for instructions not yet submitted).
+absl::Status CheckMayBlock(const char* what);
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_PROCESS_VM_H_
