@@ -8,9 +8,9 @@
 #include "device/cpu/cpu_stream_policy.h"
 #include "memory/caching_allocator.h"
 #include "memory/memory_stats.h"
-#include "profiler/vm_trace.h"
 #include "vm/barrier_policy.h"
 #include "vm/instruction_pool.h"
+#include "vm/trace_hooks.h"
 
 #ifdef EAGERVM_WITH_CUDA
 namespace eagervm::device::cuda {
@@ -114,7 +114,7 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
 
 absl::Status VmImpl::Receive(InstructionList* list, bool is_release) {
   if (list->empty()) return absl::OkStatus();
-  profiler::SubmitSlice trace(list);
+  SubmitSlice trace(list);
   if (!is_release && !options_.synchronous && BackpressureCheckDue(list->size) &&
       !base::OnVmThread() && counters_.in_flight() >= options_.max_in_flight) {
     absl::Status s = WaitForBackpressure();
@@ -175,7 +175,7 @@ absl::Status VmImpl::WaitForBackpressure() {
 }
 
 bool VmImpl::SchedulePass() {
-  profiler::PassTrace trace;
+  PassTrace trace;
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
     incoming_.Splice(&pending_);
