@@ -19,31 +19,29 @@
 #include "memory/device_memory_budget.h"
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/backends.h"
 #include "vm/engine.h"
 #include "vm/error_record.h"
 #include "vm/instruction.h"
 #include "vm/thread_ctx.h"
+#include "vm/vm_context.h"
 #include "vm/vm_counters.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::vm {
 
-// Creates the policy of a stream of a non-CPU device (registered by a backend).
-using StreamPolicyFactory =
-    std::function<absl::StatusOr<std::unique_ptr<StreamPolicy>>(Stream stream, const VmOptions&)>;
-void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory);
-
-class VmImpl {
+class VmImpl : public VmContext {
  public:
   static constexpr int kMaxStreamsPerDevice = 64;
   static constexpr int kMaxCudaDevices = 16;
 
+  // Installs the backends (InstallBackends, vm/backends.h) into its registry.
   explicit VmImpl(VmOptions options);
-  ~VmImpl();  // Shutdown()
+  ~VmImpl() override;  // Shutdown()
   VmImpl(const VmImpl&) = delete;
   VmImpl& operator=(const VmImpl&) = delete;
 
-  const VmOptions& options() const { return options_; }
+  const VmOptions& options() const override { return options_; }
   VmCounters& counters() { return counters_; }
 
   // Any thread. The runtime stream for `s`, created (with its worker) on first use.
@@ -61,11 +59,12 @@ class VmImpl {
   absl::Status Sync();
 
   // VM threads: a compute failed with a new error.
-  void RecordError(const ErrorPtr& e);
+  void RecordError(const ErrorPtr& e) override;
   int64_t sync_spin_ns() const { return options_.spin_us * 1000; }
   // Backends whose completions nobody reports (CUDA events) notify this to
   // make the scheduler run a pass.
-  base::Notifier* scheduler_notifier() { return &scheduler_notifier_; }
+  base::Notifier* scheduler_notifier() override { return &scheduler_notifier_; }
+  std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget() const override { return cpu_budget_; }
 
   VmStats GetStats() const;
   void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const;
@@ -94,6 +93,7 @@ class VmImpl {
 
   // The CPU device's memory, shared by the allocators of all CPU streams.
   std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget_;
+  BackendRegistry backends_;  // filled by the constructor, read-only afterwards
 
   std::mutex streams_mu_;
   std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};
