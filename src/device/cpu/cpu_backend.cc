@@ -9,14 +9,15 @@
 
 namespace eagervm::device {
 
-absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCpuStreamPolicy(Stream stream, vm::VmContext& vm) {
-  const VmOptions& options = vm.options();
+absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCpuStreamPolicy(Stream stream,
+                                                                      vm::VmContext& context) {
+  const VmOptions& options = context.options();
   const bool inline_compute = options.synchronous || options.compute_on_scheduler_thread;
   memory::CachingAllocatorOptions alloc_options;
   // Inline compute: no other VM thread can free memory while this one waits.
   alloc_options.oom_wait = std::chrono::milliseconds(inline_compute ? 0 : options.oom_wait_ms);
   return std::make_unique<CpuStreamPolicy>(
-      std::make_unique<memory::CachingAllocator>(vm.cpu_budget(), memory::DefaultHostBackend(),
+      std::make_unique<memory::CachingAllocator>(context.cpu_budget(), memory::DefaultHostBackend(),
                                                  alloc_options),
       inline_compute);
 }

@@ -18,7 +18,8 @@ namespace eagervm::device {
 // A vm::StreamPolicyFactory (vm/backends.h): a CpuStreamPolicy whose
 // CachingAllocator draws on the VM's CPU budget. Its compute runs inline on
 // the scheduler thread when the VM is synchronous or computes there.
-absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCpuStreamPolicy(Stream stream, vm::VmContext& vm);
+absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCpuStreamPolicy(Stream stream,
+                                                                      vm::VmContext& context);
 
 }  // namespace eagervm::device
 

@@ -13,20 +13,23 @@ namespace {
 // One poller per process: it wakes the scheduler of the VM that created the
 // first CUDA stream (the process has one VM). Leaked, like the VM: it must
 // outlive every stream.
-EventPoller* Poller(vm::VmContext& vm) {
-  static EventPoller* poller = new EventPoller(vm.scheduler_notifier(), vm.options().spin_us * 1000);
+EventPoller* Poller(vm::VmContext& context) {
+  static EventPoller* poller =
+      new EventPoller(context.scheduler_notifier(), context.options().spin_us * 1000);
   return poller;
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCudaStreamPolicy(Stream stream, vm::VmContext& vm) {
-  const VmOptions& options = vm.options();
+absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCudaStreamPolicy(Stream stream,
+                                                                       vm::VmContext& context) {
+  const VmOptions& options = context.options();
   CudaStreamRole role = CudaStreamRole::kCompute;
   if (stream.index() == kHostToDeviceStreamIndex) role = CudaStreamRole::kHostToDevice;
   if (stream.index() == kDeviceToHostStreamIndex) role = CudaStreamRole::kDeviceToHost;
-  EventPoller* poller = options.synchronous ? nullptr : Poller(vm);
-  absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> p = CudaStreamPolicy::Create(stream, role, options, poller);
+  EventPoller* poller = options.synchronous ? nullptr : Poller(context);
+  absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> p =
+      CudaStreamPolicy::Create(stream, role, options, poller);
   if (!p.ok()) return p.status();
   return std::unique_ptr<vm::StreamPolicy>(std::move(p).value());
 }

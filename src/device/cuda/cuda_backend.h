@@ -18,8 +18,9 @@ namespace eagervm::device::cuda {
 // A vm::StreamPolicyFactory (vm/backends.h): a CudaStreamPolicy whose role
 // (compute, host-to-device, device-to-host copies) follows the stream index.
 // Asynchronous VMs share one EventPoller, created by the first call from the
-// scheduler notifier of `vm`.
-absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCudaStreamPolicy(Stream stream, vm::VmContext& vm);
+// scheduler notifier of `context`.
+absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCudaStreamPolicy(Stream stream,
+                                                                       vm::VmContext& context);
 
 }  // namespace eagervm::device::cuda
 
