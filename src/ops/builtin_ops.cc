@@ -1,25 +1,10 @@
-// The built-in ops: their definitions (name, which inputs they mutate) and
-// the calls that register their kernels. Built-ins infer shapes in their
-// ops:: functions, so their InferFn is only used by ops::Call.
+// The built-in ops: their definitions (name, which inputs they mutate). Their
+// kernels are registered by the composition root (InstallKernels,
+// ops/op_registry.h). Built-ins infer shapes in their ops:: functions, so
+// their InferFn is only used by ops::Call.
 #include <string_view>
 
 #include "ops/op_registry.h"
-
-namespace eagervm::kernels {
-void RegisterBasicCpuKernels(internal::OpRegistry& r);
-void RegisterBinaryCpuKernels(internal::OpRegistry& r);
-void RegisterUnaryCpuKernels(internal::OpRegistry& r);
-void RegisterReduceCpuKernels(internal::OpRegistry& r);
-void RegisterMatMulCpuKernels(internal::OpRegistry& r);
-void RegisterCastCpuKernels(internal::OpRegistry& r);
-void RegisterRandomCpuKernels(internal::OpRegistry& r);
-}
-
-#ifdef EAGERVM_WITH_CUDA
-namespace eagervm::kernels::cuda_impl {
-void RegisterCudaKernels(internal::OpRegistry& r);  // src/kernels/cuda/math_kernels.cc
-}
-#endif
 
 namespace eagervm::internal {
 namespace {
@@ -49,16 +34,6 @@ void RegisterBuiltinOps(OpRegistry& r) {
                            "MatMul", "Transpose", "Sum", "Mean", "Max", "Cast", "RandomNormal"}) {
     Define(r, name);
   }
-  kernels::RegisterBasicCpuKernels(r);
-#ifdef EAGERVM_WITH_CUDA
-  kernels::cuda_impl::RegisterCudaKernels(r);
-#endif
-  kernels::RegisterBinaryCpuKernels(r);
-  kernels::RegisterUnaryCpuKernels(r);
-  kernels::RegisterReduceCpuKernels(r);
-  kernels::RegisterMatMulCpuKernels(r);
-  kernels::RegisterCastCpuKernels(r);
-  kernels::RegisterRandomCpuKernels(r);
 }
 
 }  // namespace eagervm::internal

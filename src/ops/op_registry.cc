@@ -11,6 +11,7 @@ OpRegistry& OpRegistry::Get() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry();  // leaked: kernels may run during static destruction
     RegisterBuiltinOps(*r);
+    InstallKernels(*r);  // src/runtime/: the CPU and CUDA kernels
     return r;
   }();
   return *registry;

@@ -34,8 +34,18 @@ class OpRegistry {
   absl::flat_hash_map<std::string, std::unique_ptr<OpDef>> ops_;  // guarded by mu_
 };
 
-// Defined by the kernel files; called once by OpRegistry::Get().
+// The built-in op definitions (ops/builtin_ops.cc); called once by
+// OpRegistry::Get(), before InstallKernels.
 void RegisterBuiltinOps(OpRegistry& registry);
+
+// THE SEAM between the ops and the kernels. Declared here, defined by the
+// composition root (src/runtime/kernels.cc), which calls the one registration
+// function of each kernel folder built in (kernels/cpu/register.h and, with
+// CUDA, kernels/cuda/register.h). OpRegistry::Get() calls it once, when it
+// creates the registry, after RegisterBuiltinOps. It is an ordinary function
+// that Get() references, so a static link always pulls it in (no static
+// initialiser that a linker could drop) and users call no init function.
+void InstallKernels(OpRegistry& registry);
 
 }  // namespace eagervm::internal
 

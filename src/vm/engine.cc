@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "profiler/vm_trace.h"
 #include "vm/instruction_pool.h"
 #include "vm/thread_ctx.h"
+#include "vm/trace_hooks.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::vm {
@@ -71,7 +71,7 @@ bool Engine::RunBarriers() {
     VmCounters::Add<uint64_t>(counters_->finished, 1);
     VmCounters::Add<uint64_t>(counters_->barriers, 1);
     {
-      profiler::ComputeSlice trace(b);
+      ComputeSlice trace(b);
       b->policy()->Compute(nullptr);
     }
     InstructionPool::Recycle(b);
@@ -201,7 +201,7 @@ void Engine::Dispatch(Instruction* instr) {
   instr->on_dispatch.clear();
   if (inline_run) {
     if (s->thread_ctx() != nullptr) VmCounters::Add<uint64_t>(counters_->inlined, 1);
-    profiler::ComputeSlice trace(instr);
+    ComputeSlice trace(instr);
     s->policy()->Run(s, instr);
   } else {
     if (s->handoff.empty()) handoff_streams_.push_back(s);

@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include "base/thread_role.h"
-#include "profiler/vm_trace.h"
+#include "vm/trace_hooks.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::vm {
@@ -49,7 +49,7 @@ void ThreadCtx::Loop() {
       for (Instruction* instr : batch) {
         VmStream* stream = instr->stream();
         {
-          profiler::ComputeSlice trace(instr);
+          ComputeSlice trace(instr);
           stream->policy()->Run(stream, instr);
         }
         // Tell the scheduler per instruction: a cross-stream successor or a

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <ostream>
 
-#include "base/env_options.h"
+#include "vm/vm_options_env.h"
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "profiler/env_trace.h"
@@ -47,7 +47,7 @@ VirtualMachine& VirtualMachine::Get() {
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
   std::lock_guard<std::mutex> lock(config_mu);
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
-  VmOptions opts = base::ResolveVmOptions(configured);  // EAGERVM_* read here, once
+  VmOptions opts = vm::ResolveVmOptions(configured);  // EAGERVM_* read here, once
   auto* vm = new VirtualMachine(std::move(opts));  // never destroyed; see the file comment
   instance.store(vm, std::memory_order_release);
   profiler::StartEnvTrace();

@@ -5,43 +5,19 @@
 #include "base/str_cat.h"
 #include "base/sync_waiter.h"
 #include "base/thread_role.h"
-#include "device/cpu/cpu_stream_policy.h"
-#include "memory/caching_allocator.h"
 #include "memory/memory_stats.h"
-#include "profiler/vm_trace.h"
 #include "vm/instruction_pool.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
-
-#ifdef EAGERVM_WITH_CUDA
-namespace eagervm::device::cuda {
-void RegisterCudaBackend();  // src/device/cuda/cuda_backend.cc
-}
-#endif
+#include "vm/trace_hooks.h"
 
 namespace eagervm::vm {
-namespace {
-
-std::mutex factory_mu;
-StreamPolicyFactory& Factory(DeviceType t) {
-  static StreamPolicyFactory factories[kNumDeviceTypes];
-  return factories[static_cast<int>(t)];
-}
-
-}  // namespace
-
-void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory) {
-  std::lock_guard<std::mutex> lock(factory_mu);
-  Factory(type) = std::move(factory);
-}
 
 VmImpl::VmImpl(VmOptions options)
     : options_(std::move(options)),
       cpu_budget_(std::make_shared<memory::DeviceMemoryBudget>(Device::Cpu(),
                                                                options_.cpu_memory_limit)) {
-#ifdef EAGERVM_WITH_CUDA
-  device::cuda::RegisterCudaBackend();  // explicit: no static initialiser to drop
-#endif
+  InstallBackends(backends_);  // src/runtime/: the CPU and CUDA backends
   if (!options_.synchronous) {
     scheduler_ = std::thread([this] { SchedulerLoop(); });
   }
@@ -60,10 +36,11 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
     }
     slot = &cpu_streams_[index];
   } else {
-    if (d.index() < 0 || d.index() >= kMaxCudaDevices || d.index() >= CudaDeviceCount()) {
+    const int count = backends_.DeviceCount(d.type());  // CudaDeviceCount(), 0 without CUDA
+    if (d.index() < 0 || d.index() >= kMaxCudaDevices || d.index() >= count) {
       return absl::FailedPreconditionError(base::Cat(
-          "device ", d.ToString(), " is not available: CudaDeviceCount() is ", CudaDeviceCount(),
-          CudaDeviceCount() == 0 ? " (no CUDA driver or GPU, or eagervm was built without CUDA)" : ""));
+          "device ", d.ToString(), " is not available: CudaDeviceCount() is ", count,
+          count == 0 ? " (no CUDA driver or GPU, or eagervm was built without CUDA)" : ""));
     }
     if (index < 0 || index >= kMaxStreamsPerDevice) {
       return absl::InvalidArgumentError(base::Cat("stream index ", index, " on ", d.ToString(),
@@ -76,30 +53,14 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
   std::lock_guard<std::mutex> lock(streams_mu_);
   if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
   if (shut_down()) return absl::FailedPreconditionError("the eagervm VM has been shut down");
-  std::unique_ptr<StreamPolicy> policy;
-  if (d.is_cpu()) {
-    const bool inline_compute = options_.synchronous || options_.compute_on_scheduler_thread;
-    memory::CachingAllocatorOptions alloc_options;
-    // Inline compute: no other VM thread can free memory while this one waits.
-    alloc_options.oom_wait = std::chrono::milliseconds(inline_compute ? 0 : options_.oom_wait_ms);
-    policy = std::make_unique<device::CpuStreamPolicy>(
-        std::make_unique<memory::CachingAllocator>(cpu_budget_, memory::DefaultHostBackend(),
-                                                   alloc_options),
-        inline_compute);
-  } else {
-    StreamPolicyFactory factory;
-    {
-      std::lock_guard<std::mutex> flock(factory_mu);
-      factory = Factory(d.type());
-    }
-    if (!factory) {
-      return absl::FailedPreconditionError(
-          base::Cat("device ", d.ToString(), " has no stream backend in this build"));
-    }
-    absl::StatusOr<std::unique_ptr<StreamPolicy>> p = factory(s, options_);
-    if (!p.ok()) return p.status();
-    policy = std::move(p).value();
+  const StreamPolicyFactory* factory = backends_.FindFactory(d.type());
+  if (factory == nullptr) {
+    return absl::FailedPreconditionError(
+        base::Cat("device ", d.ToString(), " has no stream backend in this build"));
   }
+  absl::StatusOr<std::unique_ptr<StreamPolicy>> made = (*factory)(s, *this);
+  if (!made.ok()) return made.status();
+  std::unique_ptr<StreamPolicy> policy = std::move(made).value();
   ThreadCtx* ctx = nullptr;
   if (!policy->OnSchedulerThread()) {
     thread_ctxs_.push_back(std::make_unique<ThreadCtx>(
@@ -115,8 +76,9 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
 
 absl::Status VmImpl::Receive(InstructionList* list, Backpressure backpressure) {
   if (list->empty()) return absl::OkStatus();
-  profiler::SubmitSlice trace(list);
-  if (backpressure == Backpressure::kWait && !options_.synchronous && BackpressureCheckDue(list->size) &&
+  SubmitSlice trace(list);
+  if (backpressure == Backpressure::kWait && !options_.synchronous &&
+      BackpressureCheckDue(list->size) &&
       !base::OnVmThread() && counters_.in_flight() >= options_.max_in_flight) {
     absl::Status s = WaitForBackpressure();
     if (!s.ok()) return s;
@@ -176,7 +138,7 @@ absl::Status VmImpl::WaitForBackpressure() {
 }
 
 bool VmImpl::SchedulePass() {
-  profiler::PassTrace trace;
+  PassTrace trace;
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
     incoming_.Splice(&pending_);

@@ -19,6 +19,7 @@
 #include "memory/device_memory_budget.h"
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/backends.h"
 #include "vm/engine.h"
 #include "vm/error_record.h"
 #include "vm/instruction.h"
@@ -29,11 +30,6 @@
 
 namespace eagervm::vm {
 
-// Creates the policy of a stream of a non-CPU device (registered by a backend).
-using StreamPolicyFactory =
-    std::function<absl::StatusOr<std::unique_ptr<StreamPolicy>>(Stream stream, const VmOptions&)>;
-void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory);
-
 // Whether Receive may wait for back-pressure. Releases never wait: they come
 // from destructors on any thread and only ever lower the memory in use.
 enum class Backpressure { kWait, kNoWait };
@@ -43,6 +39,7 @@ class VmImpl final : public VmContext {
   static constexpr int kMaxStreamsPerDevice = 64;
   static constexpr int kMaxCudaDevices = 16;
 
+  // Installs the backends (InstallBackends, vm/backends.h) into its registry.
   explicit VmImpl(VmOptions options);
   ~VmImpl() override;  // Shutdown()
   VmImpl(const VmImpl&) = delete;
@@ -100,6 +97,7 @@ class VmImpl final : public VmContext {
 
   // The CPU device's memory, shared by the allocators of all CPU streams.
   std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget_;
+  BackendRegistry backends_;  // filled by the constructor, read-only afterwards
 
   std::mutex streams_mu_;
   std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};

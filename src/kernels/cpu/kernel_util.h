@@ -35,6 +35,16 @@ inline constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DT
 inline constexpr std::initializer_list<DType> kAllTypes = {
     DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64};
 
+// One per kernel file (basic_kernels.cc, ...): its kernels. Only
+// RegisterCpuKernels (kernels/cpu/register.h) calls them.
+void RegisterBasicCpuKernels(internal::OpRegistry& r);
+void RegisterBinaryCpuKernels(internal::OpRegistry& r);
+void RegisterUnaryCpuKernels(internal::OpRegistry& r);
+void RegisterReduceCpuKernels(internal::OpRegistry& r);
+void RegisterMatMulCpuKernels(internal::OpRegistry& r);
+void RegisterCastCpuKernels(internal::OpRegistry& r);
+void RegisterRandomCpuKernels(internal::OpRegistry& r);
+
 }  // namespace eagervm::kernels
 
 #endif  // EAGERVM_KERNELS_CPU_KERNEL_UTIL_H_

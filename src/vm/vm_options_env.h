@@ -1,10 +1,10 @@
 // How the VM's options come from the environment registry.
-#ifndef EAGERVM_BASE_ENV_OPTIONS_H_
-#define EAGERVM_BASE_ENV_OPTIONS_H_
+#ifndef EAGERVM_VM_VM_OPTIONS_ENV_H_
+#define EAGERVM_VM_VM_OPTIONS_ENV_H_
 
 #include "eagervm/virtual_machine.h"
 
-namespace eagervm::base {
+namespace eagervm::vm {
 
 // Called once, when the VM is created. Reads the environment (logging its
 // warnings). Returns `*configured` when VirtualMachine::Configure() was
@@ -12,6 +12,6 @@ namespace eagervm::base {
 // override is logged at info level — and VmOptions::FromEnv() otherwise.
 VmOptions ResolveVmOptions(const VmOptions* configured);
 
-}  // namespace eagervm::base
+}  // namespace eagervm::vm
 
-#endif  // EAGERVM_BASE_ENV_OPTIONS_H_
+#endif  // EAGERVM_VM_VM_OPTIONS_ENV_H_

@@ -1,4 +1,4 @@
-#include "base/env_options.h"
+#include "vm/vm_options_env.h"
 
 #include <sstream>
 #include <string>
@@ -7,7 +7,7 @@
 #include "base/log.h"
 
 namespace eagervm {
-namespace base {
+namespace vm {
 namespace {
 std::string Print(const VmOptions& o) {
   std::ostringstream s;
@@ -17,7 +17,7 @@ std::string Print(const VmOptions& o) {
 }  // namespace
 
 VmOptions ResolveVmOptions(const VmOptions* configured) {
-  const ParsedEnv& env = ProcessEnv();
+  const base::ParsedEnv& env = base::ProcessEnv();
   if (configured == nullptr) return env.options;
   for (const auto& [var, value] : env.applied) {
     VmOptions with_env = *configured;
@@ -31,7 +31,7 @@ VmOptions ResolveVmOptions(const VmOptions* configured) {
   return *configured;
 }
 
-}  // namespace base
+}  // namespace vm
 
 VmOptions VmOptions::FromEnv() { return base::ProcessEnv().options; }
 

@@ -1,27 +1,26 @@
 // The VM's trace hooks: one line each in the engine, the workers and Receive.
-// Each is a single relaxed load and a branch when no trace is recording.
-#ifndef EAGERVM_PROFILER_VM_TRACE_H_
-#define EAGERVM_PROFILER_VM_TRACE_H_
+// Each is a single relaxed load and a branch when no trace is recording. VM
+// code built on the profiler (vm -> profiler; the profiler knows no VM).
+#ifndef EAGERVM_VM_TRACE_HOOKS_H_
+#define EAGERVM_VM_TRACE_HOOKS_H_
 
 #include <cstdint>
 
 #include "profiler/tracer.h"
 
 namespace eagervm::vm {
+
 class Instruction;
 struct InstructionList;
 class VmImpl;
-}  // namespace eagervm::vm
-
-namespace eagervm::profiler {
 
 // Around a stream's Run (or a barrier's compute): a slice named by the
 // instruction's policy, category "compute". Must start before the
 // instruction can be marked done (StopTrace relies on it).
 class ComputeSlice {
  public:
-  explicit ComputeSlice(const vm::Instruction* instr) {
-    if (Enabled()) Begin(instr);
+  explicit ComputeSlice(const Instruction* instr) {
+    if (profiler::Enabled()) Begin(instr);
   }
   ~ComputeSlice() {
     if (buffer_ != nullptr) End();
@@ -30,10 +29,10 @@ class ComputeSlice {
   ComputeSlice& operator=(const ComputeSlice&) = delete;
 
  private:
-  void Begin(const vm::Instruction* instr);
+  void Begin(const Instruction* instr);
   void End();
 
-  ThreadBuffer* buffer_ = nullptr;
+  profiler::ThreadBuffer* buffer_ = nullptr;
   const char* name_ = nullptr;
   int64_t start_ns_ = 0;
 };
@@ -43,15 +42,15 @@ class ComputeSlice {
 // Construct before the list is handed over (it reads the list).
 class SubmitSlice {
  public:
-  explicit SubmitSlice(const vm::InstructionList* list)
-      : slice_("submit", Enabled() ? FirstName(list) : nullptr) {
-    if (Enabled()) slice_.set_arg(Count(list));
+  explicit SubmitSlice(const InstructionList* list)
+      : slice_("submit", profiler::Enabled() ? FirstName(list) : nullptr) {
+    if (profiler::Enabled()) slice_.set_arg(Count(list));
   }
 
  private:
-  static const char* FirstName(const vm::InstructionList* list);
-  static int64_t Count(const vm::InstructionList* list);
-  ScopedSlice slice_;
+  static const char* FirstName(const InstructionList* list);
+  static int64_t Count(const InstructionList* list);
+  profiler::ScopedSlice slice_;
 };
 
 // Around one scheduler pass: a slice "schedule" (kept only if the pass moved
@@ -59,18 +58,18 @@ class SubmitSlice {
 // depth counters; bytes in use per device at most every 200 us.
 class PassTrace {
  public:
-  PassTrace() : start_ns_(Enabled() ? NowNs() : -1) {}
+  PassTrace() : start_ns_(profiler::Enabled() ? profiler::NowNs() : -1) {}
   PassTrace(const PassTrace&) = delete;
   PassTrace& operator=(const PassTrace&) = delete;
-  void End(bool progress, int64_t taken_in, vm::VmImpl* vm) {
+  void End(bool progress, int64_t taken_in, VmImpl* vm) {
     if (start_ns_ >= 0 && progress) Record(taken_in, vm);
   }
 
  private:
-  void Record(int64_t taken_in, vm::VmImpl* vm);
+  void Record(int64_t taken_in, VmImpl* vm);
   int64_t start_ns_;
 };
 
-}  // namespace eagervm::profiler
+}  // namespace eagervm::vm
 
-#endif  // EAGERVM_PROFILER_VM_TRACE_H_
+#endif  // EAGERVM_VM_TRACE_HOOKS_H_

@@ -1,14 +1,13 @@
-// The public trace API, and EAGERVM_TRACE's whole-run trace.
-#include <atomic>
+// The public trace API (eagervm/trace.h): sessions of the profiler, fenced by
+// the VM (a VM layer file: the profiler knows no VM). EAGERVM_TRACE's
+// whole-run trace is profiler/env_trace.cc.
+#include "eagervm/trace.h"
+
 #include <string>
 
-#include "eagervm/trace.h"
-#include "base/env_registry.h"
-#include "base/log.h"
 #include "base/thread_role.h"
 #include "eagervm/virtual_machine.h"
 #include "profiler/chrome_trace_writer.h"
-#include "profiler/env_trace.h"
 #include "profiler/tracer.h"
 #include "vm/process_vm.h"
 #include "vm/vm_impl.h"
@@ -47,35 +46,3 @@ absl::Status StopTrace(const std::string& path) {
 bool IsTracing() { return profiler::SessionActive(); }
 
 }  // namespace eagervm
-
-namespace eagervm::profiler {
-namespace {
-// Set once at VM creation; read at shutdown, possibly on another thread.
-std::atomic<bool> env_trace_started{false};
-}  // namespace
-
-void StartEnvTrace() {
-  const std::string& path = base::ProcessEnv().trace_path;
-  if (path.empty()) return;
-  absl::Status s = StartSession();
-  if (!s.ok()) {
-    EAGERVM_LOG(kWarning, "EAGERVM_TRACE=", path, ": ", s.message());
-    return;
-  }
-  env_trace_started.store(true, std::memory_order_release);
-  EAGERVM_LOG(kInfo, "tracing the whole run to ", path, " (EAGERVM_TRACE)");
-}
-
-void FinishEnvTrace() {
-  if (!env_trace_started.load(std::memory_order_acquire) || !SessionActive()) return;
-  const std::string& path = base::ProcessEnv().trace_path;
-  ChromeTraceWriter writer(path);
-  absl::Status s = StopSession(&writer);
-  if (!s.ok()) {
-    EAGERVM_LOG(kError, "EAGERVM_TRACE: ", s.message());
-  } else {
-    EAGERVM_LOG(kInfo, "wrote the trace of this run to ", path, " (EAGERVM_TRACE)");
-  }
-}
-
-}  // namespace eagervm::profiler

@@ -1,0 +1,17 @@
+#include "kernels/cpu/register.h"
+
+#include "kernels/cpu/kernel_util.h"
+
+namespace eagervm::kernels {
+
+void RegisterCpuKernels(internal::OpRegistry& r) {
+  RegisterBasicCpuKernels(r);
+  RegisterBinaryCpuKernels(r);
+  RegisterUnaryCpuKernels(r);
+  RegisterReduceCpuKernels(r);
+  RegisterMatMulCpuKernels(r);
+  RegisterCastCpuKernels(r);
+  RegisterRandomCpuKernels(r);
+}
+
+}  // namespace eagervm::kernels

@@ -1,0 +1,42 @@
+// EAGERVM_TRACE's whole-run trace (profiler/env_trace.h).
+#include "profiler/env_trace.h"
+
+#include <atomic>
+#include <string>
+
+#include "base/env_registry.h"
+#include "base/log.h"
+#include "profiler/chrome_trace_writer.h"
+#include "profiler/tracer.h"
+
+namespace eagervm::profiler {
+namespace {
+// Set once at VM creation; read at shutdown, possibly on another thread.
+std::atomic<bool> env_trace_started{false};
+}  // namespace
+
+void StartEnvTrace() {
+  const std::string& path = base::ProcessEnv().trace_path;
+  if (path.empty()) return;
+  absl::Status s = StartSession();
+  if (!s.ok()) {
+    EAGERVM_LOG(kWarning, "EAGERVM_TRACE=", path, ": ", s.message());
+    return;
+  }
+  env_trace_started.store(true, std::memory_order_release);
+  EAGERVM_LOG(kInfo, "tracing the whole run to ", path, " (EAGERVM_TRACE)");
+}
+
+void FinishEnvTrace() {
+  if (!env_trace_started.load(std::memory_order_acquire) || !SessionActive()) return;
+  const std::string& path = base::ProcessEnv().trace_path;
+  ChromeTraceWriter writer(path);
+  absl::Status s = StopSession(&writer);
+  if (!s.ok()) {
+    EAGERVM_LOG(kError, "EAGERVM_TRACE: ", s.message());
+  } else {
+    EAGERVM_LOG(kInfo, "wrote the trace of this run to ", path, " (EAGERVM_TRACE)");
+  }
+}
+
+}  // namespace eagervm::profiler

@@ -1,0 +1,2 @@
+// Must not compile: base includes nothing above it.
+#include "memory/allocator.h"

@@ -1,0 +1,2 @@
+// Must not compile: cpu <-> cuda is forbidden.
+#include "device/cpu/cpu_stream_policy.h"

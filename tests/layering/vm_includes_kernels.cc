@@ -1,0 +1,2 @@
+// Must not compile: vm -> kernels is forbidden.
+#include "kernels/cpu/register.h"
