@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/thread_role.h"
 #include "vm/engine.h"
 #include "vm/instruction_pool.h"
 #include "vm/stream_policy.h"
@@ -91,6 +92,7 @@ class EngineHookTest : public ::testing::TestWithParam<bool> {
     }
   }
 
+  base::ScopedThreadRole role_{base::ThreadRole::kScheduler};  // this thread drives the engine
   Log log_;
   VmCounters counters_;
   Engine engine_{&counters_, /*inline_max_bytes=*/0};

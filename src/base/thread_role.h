@@ -3,12 +3,19 @@
 #ifndef EAGERVM_BASE_THREAD_ROLE_H_
 #define EAGERVM_BASE_THREAD_ROLE_H_
 
+#include <string>
+
+#include "base/check.h"
+
 namespace eagervm::base {
 
 enum class ThreadRole { kUser, kScheduler, kWorker };
 
 ThreadRole CurrentThreadRole();
 void SetCurrentThreadRole(ThreadRole role);
+const char* ToString(ThreadRole role);
+// The message of a failed EAGERVM_DCHECK_THREAD_ROLE.
+std::string WrongThreadRoleMessage(ThreadRole expected);
 inline bool OnVmThread() { return CurrentThreadRole() != ThreadRole::kUser; }
 
 // Marks the current thread as running VM work for the lifetime of the scope
@@ -27,5 +34,13 @@ class ScopedThreadRole {
 };
 
 }  // namespace eagervm::base
+
+// Debug and sanitizer builds (base/check.h): aborts unless the calling thread
+// plays `role` (a ThreadRole enumerator, e.g. kScheduler). Scheduler-only
+// code asserts this at its entry points; the synchronous mode's drain and
+// tests that drive an Engine directly hold a ScopedThreadRole(kScheduler).
+#define EAGERVM_DCHECK_THREAD_ROLE(role)                                                   \
+  EAGERVM_DCHECK(::eagervm::base::CurrentThreadRole() == ::eagervm::base::ThreadRole::role, \
+                 ::eagervm::base::WrongThreadRoleMessage(::eagervm::base::ThreadRole::role))
 
 #endif  // EAGERVM_BASE_THREAD_ROLE_H_

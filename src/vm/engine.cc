@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/thread_role.h"
 #include "vm/instruction_pool.h"
 #include "vm/thread_ctx.h"
 #include "vm/trace_hooks.h"
@@ -15,6 +16,9 @@ bool Alive(const InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r)
 }  // namespace
 
 bool Engine::Schedule(InstructionList* incoming) {
+  // Every other member (and StreamPolicy::QueryDone, Run on inline streams,
+  // ThreadCtx::Enqueue) is reached from here.
+  EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
   if (!active_streams_.empty()) progress |= ReleaseFinished();
   if (!barriers_.empty()) progress |= RunBarriers();

@@ -31,7 +31,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   // One pass over the lists with `incoming` (received instructions, in
-  // order) taken in. Returns true if anything moved.
+  // order) taken in. Returns true if anything moved. The calling thread must
+  // play ThreadRole::kScheduler (checked in debug and sanitizer builds).
   bool Schedule(InstructionList* incoming);
   // No instruction between intake and release.
   bool Empty() const { return lively_count_ == 0; }

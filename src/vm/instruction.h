@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "base/check.h"
 #include "vm/dependence.h"
 #include "vm/instruction_policy.h"
 #include "vm/instruction_state.h"
@@ -45,7 +46,15 @@ class Instruction {
   VmStream* stream() const { return stream_; }
   void set_stream(VmStream* s) { stream_ = s; }
   InstrState state() const { return state_; }
-  void set_state(InstrState s) { state_ = s; }
+  // Every state change, InstructionPool's included, goes through here and is
+  // checked against the legal transitions (instruction_state.h) in debug and
+  // sanitizer builds; in release builds it is a plain store.
+  void set_state(InstrState s) {
+    EAGERVM_DCHECK(IsLegalTransition(state_, s),
+                   DescribeTransition(state_, s, policy_ != nullptr ? policy_->name() : nullptr,
+                                      id()));
+    state_ = s;
+  }
   uint64_t id() const { return id_.load(std::memory_order_relaxed); }
   InstrRef ref() { return InstrRef{this, id()}; }
   // A stale reference may be checked while another thread re-acquires this

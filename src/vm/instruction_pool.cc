@@ -52,7 +52,7 @@ Instruction* AcquireUncached() {
 
 void InstructionPool::Reset(Instruction* i) {
   i->id_.store(next_id.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
-  i->state_ = InstrState::kBuilding;
+  i->set_state(InstrState::kBuilding);
   i->done_.store(false, std::memory_order_relaxed);
   i->stream_ = nullptr;
   i->next = i->lively_prev = i->lively_next = nullptr;
@@ -91,9 +91,9 @@ Instruction* InstructionPool::Acquire() {
 }
 
 void InstructionPool::Recycle(Instruction* instr) {
+  instr->set_state(InstrState::kFree);  // first: a failed check still names the policy
   instr->DestroyPolicy();
   instr->id_.store(0, std::memory_order_relaxed);
-  instr->state_ = InstrState::kFree;
   if (cache_destroyed) {
     GlobalFreeList& g = Global();
     std::lock_guard<std::mutex> lock(g.mu);

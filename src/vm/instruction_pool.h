@@ -16,7 +16,9 @@ class InstructionPool {
  public:
   // A fresh instruction in state kBuilding with a new id.
   static Instruction* Acquire();
-  // Destroys the policy and returns the instruction; its id goes stale.
+  // Destroys the policy and returns the instruction (state kFree); its id goes
+  // stale. Only from kBuilding (never handed to the engine), kRunning or
+  // kBarrier (released): Instruction::set_state checks it.
   static void Recycle(Instruction* instr);
 
  private:

@@ -1,5 +1,7 @@
 #include "vm/instruction_state.h"
 
+#include "base/str_cat.h"
+
 namespace eagervm::vm {
 
 const char* ToString(InstrState s) {
@@ -27,6 +29,13 @@ bool IsLegalTransition(InstrState from, InstrState to) {
     case S::kBarrier: return to == S::kFree;
   }
   return false;
+}
+
+std::string DescribeTransition(InstrState from, InstrState to, const char* policy_name,
+                               uint64_t id) {
+  return base::Cat("illegal instruction state transition ", ToString(from), " -> ", ToString(to),
+                   " (policy ", policy_name != nullptr ? policy_name : "none", ", id ", id,
+                   "; the legal ones are listed in vm/instruction_state.h)");
 }
 
 }  // namespace eagervm::vm

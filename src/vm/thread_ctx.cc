@@ -22,6 +22,7 @@ void ThreadCtx::Close() {
 }
 
 void ThreadCtx::Enqueue(std::vector<Instruction*>* batch) {
+  EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool was_empty;
   {
     std::lock_guard<std::mutex> lock(mu_);

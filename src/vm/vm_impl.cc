@@ -105,23 +105,32 @@ bool VmImpl::BackpressureCheckDue(size_t n) const {
 
 absl::Status VmImpl::AppendPending(InstructionList* list) {
   const size_t n = list->size;
-  for (Instruction* i = list->head; i != nullptr; i = i->next) {
-    i->PrepareForScheduler();
-    i->set_state(InstrState::kPending);
-  }
-  bool was_empty;
+  for (Instruction* i = list->head; i != nullptr; i = i->next) i->PrepareForScheduler();
+  bool accepted;
+  bool was_empty = false;
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
-    if (!accepting_) {
-      // Discard: nothing will ever run them.
-      while (!list->empty()) InstructionPool::Recycle(list->PopFront());
-      return absl::FailedPreconditionError(
-          "the eagervm VM has been shut down; no more work is accepted");
+    accepted = accepting_;
+    if (accepted) {
+      // Pending only once accepted (instruction_state.h): the scheduler may
+      // take them in as soon as the lock is released.
+      for (Instruction* i = list->head; i != nullptr; i = i->next) {
+        i->set_state(InstrState::kPending);
+      }
+      was_empty = pending_.empty();
+      pending_.Splice(list);
+      counters_.pending_depth.store(static_cast<int64_t>(pending_.size), std::memory_order_relaxed);
+      VmCounters::Add<uint64_t>(counters_.received, n);  // under pending_mu_
     }
-    was_empty = pending_.empty();
-    pending_.Splice(list);
-    counters_.pending_depth.store(static_cast<int64_t>(pending_.size), std::memory_order_relaxed);
-    VmCounters::Add<uint64_t>(counters_.received, n);  // under pending_mu_
+  }
+  if (!accepted) {
+    // Refused: nothing will ever run them. Still kBuilding, so they go back
+    // to the pool as a discarded build does. Outside pending_mu_: destroying
+    // a policy may drop the last reference to a storage, whose release
+    // instruction comes back through Receive.
+    while (!list->empty()) InstructionPool::Recycle(list->PopFront());
+    return absl::FailedPreconditionError(
+        "the eagervm VM has been shut down; no more work is accepted");
   }
   if (was_empty && !options_.synchronous) scheduler_notifier_.Notify();
   return absl::OkStatus();
