@@ -29,7 +29,7 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
   def->name = name;
   def->infer = std::move(infer);
   def->options = std::move(options);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (ops_.contains(name)) {
     return absl::AlreadyExistsError(base::Cat("RegisterOp: op '", name, "' is already registered"));
   }
@@ -39,7 +39,7 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
 
 absl::Status OpRegistry::RegisterKernel(std::string_view op, DeviceType device, KernelFn kernel) {
   if (!kernel) return absl::InvalidArgumentError(base::Cat("RegisterKernel(", op, "): empty kernel"));
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(op.data(), op.size()));
   if (it == ops_.end()) {
     return absl::NotFoundError(base::Cat("RegisterKernel: unknown op '", op, "' (RegisterOp it first)"));
@@ -55,7 +55,7 @@ absl::Status OpRegistry::RegisterKernel(std::string_view op, DeviceType device, 
 
 absl::Status OpRegistry::RegisterTypedKernel(std::string_view op, DeviceType device, DType dtype,
                                              KernelFn kernel) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(op.data(), op.size()));
   if (it == ops_.end()) return absl::NotFoundError(base::Cat("unknown op '", op, "'"));
   KernelFn& slot = it->second->typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)];
@@ -65,7 +65,7 @@ absl::Status OpRegistry::RegisterTypedKernel(std::string_view op, DeviceType dev
 }
 
 const OpDef* OpRegistry::Find(std::string_view name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(name.data(), name.size()));
   return it == ops_.end() ? nullptr : it->second.get();
 }

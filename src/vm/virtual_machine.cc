@@ -4,10 +4,10 @@
 #include "eagervm/virtual_machine.h"
 
 #include <cstdlib>
-#include <mutex>
 #include <ostream>
 
 #include "base/env_options.h"
+#include "base/mutex.h"
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "profiler/env_trace.h"
@@ -16,8 +16,8 @@
 namespace eagervm {
 namespace {
 
-std::mutex config_mu;
-VmOptions* configured = nullptr;        // guarded by config_mu
+base::Mutex config_mu;
+VmOptions* configured ABSL_GUARDED_BY(config_mu) = nullptr;
 std::atomic<VirtualMachine*> instance{nullptr};
 
 absl::Status ValidateOptions(const VmOptions& o) {
@@ -44,7 +44,7 @@ VirtualMachine::VirtualMachine(VmOptions opts) : impl_(std::make_unique<vm::VmIm
 
 VirtualMachine& VirtualMachine::Get() {
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
-  std::lock_guard<std::mutex> lock(config_mu);
+  base::MutexLock lock(&config_mu);
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
   VmOptions opts = base::ResolveVmOptions(configured);  // EAGERVM_* read here, once
   auto* vm = new VirtualMachine(std::move(opts));  // never destroyed; see the file comment
@@ -57,7 +57,7 @@ VirtualMachine& VirtualMachine::Get() {
 absl::Status VirtualMachine::Configure(VmOptions opts) {
   absl::Status s = ValidateOptions(opts);
   if (!s.ok()) return s;
-  std::lock_guard<std::mutex> lock(config_mu);
+  base::MutexLock lock(&config_mu);
   if (instance.load(std::memory_order_acquire) != nullptr) {
     return absl::FailedPreconditionError(
         "VirtualMachine::Configure must be called before the VM is first used");

@@ -21,8 +21,8 @@ void RegisterCudaBackend();  // src/device/cuda/cuda_backend.cc
 namespace eagervm::vm {
 namespace {
 
-std::mutex factory_mu;
-StreamPolicyFactory& Factory(DeviceType t) {
+base::Mutex factory_mu;
+StreamPolicyFactory& Factory(DeviceType t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(factory_mu) {
   static StreamPolicyFactory factories[kNumDeviceTypes];
   return factories[static_cast<int>(t)];
 }
@@ -30,7 +30,7 @@ StreamPolicyFactory& Factory(DeviceType t) {
 }  // namespace
 
 void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory) {
-  std::lock_guard<std::mutex> lock(factory_mu);
+  base::MutexLock lock(&factory_mu);
   Factory(type) = std::move(factory);
 }
 
@@ -72,7 +72,7 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
   }
   if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
 
-  std::lock_guard<std::mutex> lock(streams_mu_);
+  base::MutexLock lock(&streams_mu_);
   if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
   if (shut_down()) return absl::FailedPreconditionError("the eagervm VM has been shut down");
   std::unique_ptr<StreamPolicy> policy;
@@ -88,7 +88,7 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
   } else {
     StreamPolicyFactory factory;
     {
-      std::lock_guard<std::mutex> flock(factory_mu);
+      base::MutexLock flock(&factory_mu);
       factory = Factory(d.type());
     }
     if (!factory) {
@@ -148,7 +148,7 @@ absl::Status VmImpl::AppendPending(InstructionList* list) {
   }
   bool was_empty;
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    base::MutexLock lock(&pending_mu_);
     if (!accepting_) {
       // Discard: nothing will ever run them.
       while (!list->empty()) InstructionPool::Recycle(list->PopFront());
@@ -167,9 +167,9 @@ absl::Status VmImpl::AppendPending(InstructionList* list) {
 absl::Status VmImpl::WaitForBackpressure() {
   VmCounters::Bump(counters_.backpressure_waits);
   const int64_t low = options_.max_in_flight / 2;
-  std::unique_lock<std::mutex> lock(bp_mu_);
+  base::MutexLock lock(&bp_mu_);
   bp_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  bp_cv_.wait(lock, [&] { return counters_.in_flight() <= low || shut_down(); });
+  while (counters_.in_flight() > low && !shut_down()) bp_cv_.Wait(&bp_mu_);
   bp_waiters_.fetch_sub(1, std::memory_order_seq_cst);
   return absl::OkStatus();
 }
@@ -177,7 +177,7 @@ absl::Status VmImpl::WaitForBackpressure() {
 bool VmImpl::SchedulePass() {
   profiler::PassTrace trace;
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    base::MutexLock lock(&pending_mu_);
     incoming_.Splice(&pending_);
     counters_.pending_depth.store(0, std::memory_order_relaxed);
   }
@@ -189,8 +189,8 @@ bool VmImpl::SchedulePass() {
   trace.End(progress, taken_in, this);
   if (bp_waiters_.load(std::memory_order_seq_cst) > 0 &&
       counters_.in_flight() <= options_.max_in_flight / 2) {
-    std::lock_guard<std::mutex> lock(bp_mu_);
-    bp_cv_.notify_all();
+    base::MutexLock lock(&bp_mu_);
+    bp_cv_.NotifyAll();
   }
   return progress;
 }
@@ -219,7 +219,7 @@ void VmImpl::SchedulerLoop() {
 void VmImpl::DrainOnThisThread() {
   thread_local bool draining = false;
   if (draining) return;  // a kernel dropped a tensor: the running drain picks it up
-  std::lock_guard<std::mutex> lock(engine_mu_);
+  base::MutexLock lock(&engine_mu_);
   draining = true;
   {
     base::ScopedThreadRole role(base::ThreadRole::kScheduler);
@@ -257,7 +257,7 @@ absl::Status VmImpl::Sync() {
   if (!s.ok()) return s;
   std::deque<ErrorPtr> errors;
   {
-    std::lock_guard<std::mutex> lock(error_mu_);
+    base::MutexLock lock(&error_mu_);
     errors.swap(unreported_);
   }
   ErrorPtr first;
@@ -275,12 +275,12 @@ absl::Status VmImpl::Sync() {
 
 void VmImpl::RecordError(const ErrorPtr& e) {
   VmCounters::Bump(counters_.failed);
-  std::lock_guard<std::mutex> lock(error_mu_);
+  base::MutexLock lock(&error_mu_);
   unreported_.push_back(e);
 }
 
 void VmImpl::ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const {
-  std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(streams_mu_));
+  base::MutexLock lock(&streams_mu_);
   for (const auto& s : owned_streams_) fn(s->allocator());
 }
 
@@ -302,7 +302,7 @@ VmStats VmImpl::GetStats() const {
   s.running_depth = c.running_depth.load(std::memory_order_relaxed);
   s.backpressure_waits = c.backpressure_waits.load(std::memory_order_relaxed);
   {
-    std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(streams_mu_));
+    base::MutexLock lock(&streams_mu_);
     for (const auto& t : thread_ctxs_) s.worker_wakeups += t->wakeups();
     std::vector<const memory::Allocator*> allocators;
     for (const auto& st : owned_streams_) allocators.push_back(st->allocator());
@@ -312,14 +312,14 @@ VmStats VmImpl::GetStats() const {
 }
 
 absl::Status VmImpl::Shutdown() {
-  std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
+  base::MutexLock shutdown_lock(&shutdown_mu_);
   if (shut_down()) return absl::OkStatus();
   absl::Status s = CheckMayBlock("VirtualMachine::Shutdown()");
   if (!s.ok()) return s;
   // Drain everything received so far, then stop accepting.
   s = WaitAll();
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    base::MutexLock lock(&pending_mu_);
     accepting_ = false;
   }
   shut_down_.store(true, std::memory_order_release);
@@ -328,11 +328,11 @@ absl::Status VmImpl::Shutdown() {
     scheduler_.join();
   }
   {
-    std::lock_guard<std::mutex> lock(bp_mu_);
-    bp_cv_.notify_all();
+    base::MutexLock lock(&bp_mu_);
+    bp_cv_.NotifyAll();
   }
   {
-    std::lock_guard<std::mutex> lock(streams_mu_);
+    base::MutexLock lock(&streams_mu_);
     for (auto& t : thread_ctxs_) t->Close();
   }
   return s;
