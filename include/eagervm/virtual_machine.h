@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "eagervm/device.h"
 #include "eagervm/export.h"
+#include "eagervm/memory_stats.h"
 
 namespace eagervm {
 
@@ -54,18 +55,6 @@ struct EAGERVM_EXPORT VmOptions {
 
   // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
   static VmOptions FromEnv();
-};
-
-struct MemoryStats {
-  Device device;
-  int64_t bytes_in_use = 0;
-  int64_t peak_bytes_in_use = 0;
-  int64_t bytes_reserved = 0;  // held from the system (in use + cached)
-  int64_t system_allocs = 0;
-  int64_t cache_hits = 0;
-  int64_t cache_misses = 0;
-  int64_t oom_recoveries = 0;  // allocations that failed at first and succeeded after recovery
-  int64_t oom_failures = 0;    // allocations that still failed after recovery
 };
 
 // A snapshot of the VM's counters (each read relaxed; not one atomic cut).
