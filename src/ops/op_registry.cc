@@ -44,12 +44,11 @@ absl::Status OpRegistry::RegisterKernel(std::string_view op, DeviceType device, 
   if (it == ops_.end()) {
     return absl::NotFoundError(base::Cat("RegisterKernel: unknown op '", op, "' (RegisterOp it first)"));
   }
-  KernelFn& slot = it->second->device_kernel[static_cast<int>(device)];
-  if (slot) {
+  // Published lock-free: op calls read the slot without mu_ (KernelSlot).
+  if (!it->second->device_kernel[static_cast<int>(device)].Set(std::move(kernel))) {
     return absl::AlreadyExistsError(base::Cat("RegisterKernel: op '", op, "' already has a ",
                                                  device == DeviceType::kCPU ? "cpu" : "cuda", " kernel"));
   }
-  slot = std::move(kernel);
   return absl::OkStatus();
 }
 
@@ -58,9 +57,10 @@ absl::Status OpRegistry::RegisterTypedKernel(std::string_view op, DeviceType dev
   base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(op.data(), op.size()));
   if (it == ops_.end()) return absl::NotFoundError(base::Cat("unknown op '", op, "'"));
-  KernelFn& slot = it->second->typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)];
-  if (slot) return absl::AlreadyExistsError(base::Cat("op '", op, "' already has this kernel"));
-  slot = std::move(kernel);
+  if (!it->second->typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)].Set(
+          std::move(kernel))) {
+    return absl::AlreadyExistsError(base::Cat("op '", op, "' already has this kernel"));
+  }
   return absl::OkStatus();
 }
 

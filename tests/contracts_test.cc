@@ -1,0 +1,67 @@
+// The public contracts that used to be false (issue 11, item 8): a kernel
+// registered while another thread calls its op.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "eagervm/eagervm.h"
+
+namespace eagervm {
+namespace {
+
+absl::StatusOr<std::vector<TensorMeta>> SameMeta(const std::vector<TensorMeta>& in, const Attrs&) {
+  return std::vector<TensorMeta>{in[0]};
+}
+
+absl::Status Double(KernelContext& ctx) {
+  const float* x = ctx.input<float>(0);
+  float* y = ctx.output<float>(0);
+  if (x == nullptr || y == nullptr) return absl::InvalidArgumentError("float32 only");
+  for (int64_t i = 0; i < ctx.input_meta(0).shape.numel(); ++i) y[i] = 2 * x[i];
+  return absl::OkStatus();
+}
+
+// The kernel slot is published while another thread keeps calling the op: the
+// caller sees "no kernel" or the whole kernel, never a half-stored
+// std::function (under TSan the old unlocked read of a plain slot is a race).
+TEST(Contracts, RegisterKernelWhileAnotherThreadCallsTheOp) {
+  constexpr int kOps = 8;
+  for (int op = 0; op < kOps; ++op) {
+    const std::string name = "contracts.Late" + std::to_string(op);
+    ASSERT_TRUE(RegisterOp(name, SameMeta).ok());
+    const Tensor x = FromVector<float>({1, 2, 3}, {3});
+    std::atomic<bool> registered{false};
+    std::atomic<bool> started{false};
+    int rejected = 0;
+    std::thread caller([&] {
+      for (;;) {
+        const bool after = registered.load(std::memory_order_acquire);
+        absl::StatusOr<std::vector<Tensor>> y = ops::Call(name, {x});
+        started.store(true, std::memory_order_release);
+        if (y.ok()) {
+          EXPECT_EQ((*y)[0].ToVector<float>().value(), (std::vector<float>{2, 4, 6}));
+          return;
+        }
+        // Once RegisterKernel has returned, every later call finds the kernel.
+        ASSERT_FALSE(after) << y.status();
+        ASSERT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument) << y.status();
+        ++rejected;
+      }
+    });
+    while (!started.load(std::memory_order_acquire)) std::this_thread::yield();
+    ASSERT_TRUE(RegisterKernel(name, DeviceType::kCPU, Double).ok());
+    registered.store(true, std::memory_order_release);
+    caller.join();
+    EXPECT_GT(rejected, 0) << "the caller ran before the kernel existed";
+  }
+  // A kernel is never replaced.
+  EXPECT_EQ(RegisterKernel("contracts.Late0", DeviceType::kCPU, Double).code(),
+            absl::StatusCode::kAlreadyExists);
+  ASSERT_TRUE(Sync().ok());
+}
+
+}  // namespace
+}  // namespace eagervm
