@@ -1,5 +1,6 @@
 // The public contracts that used to be false (issue 11, item 8): a kernel
-// registered while another thread calls its op.
+// registered while another thread calls its op, EmptyCache reporting errors
+// like the Sync it promises.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "memory_stats_util.h"
 
 namespace eagervm {
 namespace {
@@ -61,6 +63,28 @@ TEST(Contracts, RegisterKernelWhileAnotherThreadCallsTheOp) {
   EXPECT_EQ(RegisterKernel("contracts.Late0", DeviceType::kCPU, Double).code(),
             absl::StatusCode::kAlreadyExists);
   ASSERT_TRUE(Sync().ok());
+}
+
+// EmptyCache "blocks like Sync()": it returns the runtime error Sync would,
+// which then counts as reported, and still gives the cached memory back.
+TEST(Contracts, EmptyCacheReportsTheErrorSyncWouldAndStillShrinks) {
+  ASSERT_TRUE(RegisterOp("contracts.Fail", SameMeta).ok());
+  ASSERT_TRUE(RegisterKernel("contracts.Fail", DeviceType::kCPU, [](KernelContext&) {
+                return absl::DataLossError("contracts boom");
+              }).ok());
+  ASSERT_TRUE(Sync().ok());
+  {
+    Tensor big = Full({int64_t{1} << 20}, 1.0f, DType::kFloat32);  // 4 MiB, cached once dropped
+    absl::StatusOr<std::vector<Tensor>> y = ops::Call("contracts.Fail", {big});
+    ASSERT_TRUE(y.ok()) << y.status();  // accepted; it fails when it runs
+  }
+  const absl::Status s = VirtualMachine::Get().EmptyCache();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(std::string(s.message()).find("contracts boom"), std::string::npos) << s;
+  EXPECT_TRUE(Sync().ok()) << "EmptyCache reported the error; Sync must not repeat it";
+  const MemoryStats m = testing::CpuMemoryStats();
+  EXPECT_EQ(m.bytes_in_use, 0);
+  EXPECT_EQ(m.bytes_reserved, 0) << VirtualMachine::Get().GetStats();
 }
 
 }  // namespace

@@ -93,7 +93,11 @@ class EAGERVM_EXPORT VirtualMachine {
 
   const VmOptions& options() const;
   VmStats GetStats() const;
-  // Blocks: Sync(), then returns cached free memory to the system.
+  // Any user thread. Blocks like Sync(): waits until all work submitted before
+  // it (from any thread) is done, returns every stream's cached free memory
+  // to the system, then returns what Sync() would: the first runtime error
+  // that no Wait/Sync/Item has reported yet (the memory is given back even
+  // then). FailedPrecondition on a VM thread or after Shutdown().
   [[nodiscard]] absl::Status EmptyCache();
   // Blocks: drains all queued work and joins the VM threads. Afterwards ops
   // return FailedPrecondition (no silent restart) and dropping tensors is a no-op.

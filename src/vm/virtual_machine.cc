@@ -78,10 +78,16 @@ absl::Status VirtualMachine::Shutdown() {
 bool VirtualMachine::is_shut_down() const { return impl_->shut_down(); }
 
 absl::Status VirtualMachine::EmptyCache() {
-  absl::Status s = impl_->WaitAll();
+  if (is_shut_down()) {
+    return absl::FailedPreconditionError("EmptyCache(): the eagervm VM has been shut down");
+  }
+  // Sync(), with the caches shrunk between the wait and the error report: a
+  // runtime error is returned, and the memory is given back all the same.
+  absl::Status s = impl_->CheckMayBlock("VirtualMachine::EmptyCache()");
+  if (s.ok()) s = impl_->WaitAll();
   if (!s.ok()) return s;
   impl_->ForEachAllocator([](memory::Allocator* a) { a->Shrink(); });
-  return absl::OkStatus();
+  return impl_->TakeUnreportedErrors();
 }
 
 absl::Status Sync() {

@@ -255,6 +255,10 @@ absl::Status VmImpl::WaitAll() {
 absl::Status VmImpl::Sync() {
   absl::Status s = WaitAll();
   if (!s.ok()) return s;
+  return TakeUnreportedErrors();
+}
+
+absl::Status VmImpl::TakeUnreportedErrors() {
   std::deque<ErrorPtr> errors;
   {
     base::MutexLock lock(&error_mu_);

@@ -56,8 +56,11 @@ class VmImpl {
   absl::Status CheckMayBlock(const char* what) const;
   // Waits until every instruction received before it is released.
   absl::Status WaitAll();
-  // WaitAll(), then the first runtime error not yet reported.
+  // WaitAll(), then TakeUnreportedErrors().
   absl::Status Sync();
+  // Any thread, never blocks: the first runtime error that no sync point has
+  // reported yet (noting how many more there are); each counts as reported now.
+  absl::Status TakeUnreportedErrors();
 
   // VM threads: a compute failed with a new error.
   void RecordError(const ErrorPtr& e);
