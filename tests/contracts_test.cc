@@ -1,9 +1,11 @@
 // The public contracts that used to be false (issue 11, item 8): a kernel
 // registered while another thread calls its op, EmptyCache reporting errors
-// like the Sync it promises.
+// like the Sync it promises, FromBlob's deleter.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -85,6 +87,49 @@ TEST(Contracts, EmptyCacheReportsTheErrorSyncWouldAndStillShrinks) {
   const MemoryStats m = testing::CpuMemoryStats();
   EXPECT_EQ(m.bytes_in_use, 0);
   EXPECT_EQ(m.bytes_reserved, 0) << VirtualMachine::Get().GetStats();
+}
+
+// A deleter that throws is caught (and logged), not std::terminate.
+TEST(Contracts, ThrowingFromBlobDeleterIsCaughtAndLogged) {
+  struct Log {
+    std::mutex mu;
+    std::vector<std::string> lines;
+  };
+  auto log = std::make_shared<Log>();
+  SetLogSink([log](LogLevel level, std::string_view msg) {
+    std::lock_guard<std::mutex> lock(log->mu);
+    log->lines.push_back(std::string(ToString(level)) + ": " + std::string(msg));
+  });
+  static float data[4] = {1, 2, 3, 4};
+  std::atomic<int> calls{0};
+  {
+    Tensor t = FromBlob(data, {4}, DType::kFloat32, [&calls](void* p) {
+      EXPECT_EQ(p, data);
+      calls.fetch_add(1);
+      throw std::runtime_error("deleter failed");
+    });
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ((t + t).ToVector<float>().value(), (std::vector<float>{2, 4, 6, 8}));
+  }
+  ASSERT_TRUE(Sync().ok());  // the release ran: the deleter too
+  EXPECT_EQ(calls.load(), 1);
+  SetLogSink(nullptr);
+  std::lock_guard<std::mutex> lock(log->mu);
+  ASSERT_EQ(log->lines.size(), 1u);
+  EXPECT_NE(log->lines[0].find("error: the deleter given to FromBlob threw (deleter failed)"),
+            std::string::npos)
+      << log->lines[0];
+}
+
+TEST(Contracts, RejectedFromBlobNeverCallsTheDeleter) {
+  float data[2] = {1, 2};
+  int calls = 0;
+  {
+    Tensor t = FromBlob(data, {-1}, DType::kFloat32, [&calls](void*) { ++calls; });
+    EXPECT_FALSE(t.ok());
+  }
+  ASSERT_TRUE(Sync().ok());
+  EXPECT_EQ(calls, 0);
 }
 
 }  // namespace
