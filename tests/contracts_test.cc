@@ -1,6 +1,6 @@
 // The public contracts that used to be false (issue 11, item 8): a kernel
 // registered while another thread calls its op, EmptyCache reporting errors
-// like the Sync it promises, FromBlob's deleter.
+// like the Sync it promises, FromBlob's deleter, Stream::native_handle.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -130,6 +130,18 @@ TEST(Contracts, RejectedFromBlobNeverCallsTheDeleter) {
   }
   ASSERT_TRUE(Sync().ok());
   EXPECT_EQ(calls, 0);
+}
+
+// native_handle creates the stream, as documented, and is nullptr for CPU
+// streams and for streams that cannot exist.
+TEST(Contracts, NativeHandle) {
+  EXPECT_EQ(Stream::Default(Device::Cpu()).native_handle(), nullptr);
+  EXPECT_EQ(Stream(Device::Cpu(), 1000).native_handle(), nullptr);
+  if (CudaDeviceCount() == 0) {
+    EXPECT_EQ(Stream::Default(Device::Cuda(0)).native_handle(), nullptr);
+  } else {
+    EXPECT_NE(Stream(Device::Cuda(0), 5).native_handle(), nullptr);
+  }
 }
 
 }  // namespace
