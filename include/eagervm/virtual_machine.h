@@ -60,8 +60,8 @@ struct EAGERVM_EXPORT VmOptions {
 
   // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
   // Any thread, never blocks. The environment is read once per process (at
-  // the first of: this call, the VM's creation); later changes to it are not
-  // seen.
+  // the first of: this call, the VM's creation, GetLogLevel() or the first
+  // log message); later changes to it are not seen.
   static VmOptions FromEnv();
 };
 

@@ -117,11 +117,16 @@ std::string VmStats::ToString() const {
 }
 std::ostream& operator<<(std::ostream& os, const VmStats& s) { return os << s.ToString(); }
 
+// Every field, in declaration order: env_options.cc compares printed options
+// to see which EAGERVM_* variable Configure() overrode, and env_test compares
+// them to check the registry's defaults.
 std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
   return os << "VmOptions{cpu_streams=" << o.cpu_streams
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
             << " inline_max_bytes=" << o.inline_max_bytes
-            << " synchronous=" << o.synchronous << " max_in_flight=" << o.max_in_flight
+            << " synchronous=" << o.synchronous
+            << " cuda_memory_limit=" << o.cuda_memory_limit
+            << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
             << " oom_wait_ms=" << o.oom_wait_ms << "}";
 }
