@@ -176,7 +176,7 @@ bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
 
 void Engine::FlushHandoffs() {
   for (VmStream* s : handoff_streams_) {
-    if (s->handoff.size() > 1) VmCounters::Add<uint64_t>(counters_->fused, s->handoff.size() - 1);
+    if (s->handoff.size() > 1) VmCounters::Add<uint64_t>(counters_->batched, s->handoff.size() - 1);
     s->thread_ctx()->Enqueue(&s->handoff);
   }
   handoff_streams_.clear();

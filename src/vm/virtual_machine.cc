@@ -100,7 +100,7 @@ absl::Status Sync() {
 
 std::string VmStats::ToString() const {
   std::string s = base::Cat("VmStats{received=", received, " dispatched=", dispatched,
-                               " finished=", finished, " failed=", failed, " fused=", fused, " inlined=", inlined,
+                               " finished=", finished, " failed=", failed, " batched=", batched, " inlined=", inlined,
                                " barriers=", barriers, " in_flight=", in_flight,
                                " peak_in_flight=", peak_in_flight,
                                " scheduler_wakeups=", scheduler_wakeups,

@@ -295,7 +295,7 @@ VmStats VmImpl::GetStats() const {
   s.dispatched = c.dispatched.load(std::memory_order_relaxed);
   s.finished = c.finished.load(std::memory_order_relaxed);
   s.failed = c.failed.load(std::memory_order_relaxed);
-  s.fused = c.fused.load(std::memory_order_relaxed);
+  s.batched = c.batched.load(std::memory_order_relaxed);
   s.inlined = c.inlined.load(std::memory_order_relaxed);
   s.barriers = c.barriers.load(std::memory_order_relaxed);
   s.scheduler_wakeups = c.scheduler_wakeups.load(std::memory_order_relaxed);
