@@ -1,6 +1,6 @@
 // The built-in ops: their definitions (name, which inputs they mutate) and
 // the calls that register their kernels. Built-ins infer shapes in their
-// ops:: functions, so their InferFn is only used by ops::Call.
+// ops:: functions and register no InferFn, so ops::Call refuses them.
 #include <string_view>
 
 #include "ops/op_registry.h"
