@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
 # Builds eagervm and runs the whole test suite.
-# Usage: scripts/test.sh [release|asan|tsan]   (default: release)
+# Usage: scripts/test.sh [release|asan|tsan|thread-safety]   (default: release)
+#   thread-safety: builds the library, tests and examples with clang++ and
+#   -Wthread-safety -Werror (the ABSL_GUARDED_BY annotations checked); it runs
+#   nothing, the other modes run the same code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-release}"
-scripts/install_deps.sh
+run_tests=1
 case "$mode" in
   release) dir=build/release; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
   # Sanitizer builds skip the CUDA backend: with no GPU its code never runs
   # here, and the release build already proves it compiles.
   asan)    dir=build/asan;    flags=(-DCMAKE_BUILD_TYPE=Debug -DEAGERVM_SANITIZER=asan -DEAGERVM_CUDA=OFF) ;;
   tsan)    dir=build/tsan;    flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DEAGERVM_SANITIZER=tsan -DEAGERVM_CUDA=OFF) ;;
-  *) echo "usage: $0 [release|asan|tsan]" >&2; exit 2 ;;
+  # Debug without -g: the analysis runs in the front end, so the cheapest
+  # code generation will do (no -O3 kernels, no debug info).
+  thread-safety)
+    dir=build/thread-safety; run_tests=0
+    flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CXX_COMPILER=clang++
+           "-DCMAKE_CXX_FLAGS=-Wthread-safety -Werror" -DEAGERVM_CUDA=OFF) ;;
+  *) echo "usage: $0 [release|asan|tsan|thread-safety]" >&2; exit 2 ;;
 esac
+if [ "$mode" = thread-safety ]; then scripts/install_deps.sh clang; else scripts/install_deps.sh; fi
 cmake -S . -B "$dir" -G Ninja "${flags[@]}" -DEAGERVM_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build "$dir" -j "$(nproc)"
+[ "$run_tests" = 1 ] || exit 0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1

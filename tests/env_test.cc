@@ -34,14 +34,17 @@ struct CapturedLog {
   }
 };
 
-// Runs first (gtest keeps file order): the VM has not been created yet.
+// Runs first (gtest keeps file order): the VM has not been created yet, and
+// nothing has logged or asked for the log level.
 TEST(Env, ReadOnceAtVmCreationWarnsAndExplicitOptionsWin) {
   auto log = std::make_shared<CapturedLog>();
   SetLogSink([log](LogLevel level, std::string_view msg) {
     std::lock_guard<std::mutex> lock(log->mu);
     log->lines.emplace_back(level, std::string(msg));
   });
-  SetLogLevel(LogLevel::kInfo);
+  // The level comes from the registry too: no SetLogLevel() here, so the
+  // info line below shows only if EAGERVM_LOG_LEVEL reached the logger.
+  setenv("EAGERVM_LOG_LEVEL", "info", 1);
   setenv("EAGERVM_CPU_STREAMZ", "3", 1);      // misspelt
   setenv("EAGERVM_SPIN_US", "fast", 1);       // unparsable
   setenv("EAGERVM_MAX_IN_FLIGHT", "4096", 1); // valid, but Configure() wins
@@ -60,6 +63,8 @@ TEST(Env, ReadOnceAtVmCreationWarnsAndExplicitOptionsWin) {
   EXPECT_NE(all.find("warning: EAGERVM_SPIN_US='fast' is not an integer"), std::string::npos)
       << all;
   EXPECT_NE(all.find("info: EAGERVM_MAX_IN_FLIGHT is overridden"), std::string::npos) << all;
+  EXPECT_EQ(GetLogLevel(), LogLevel::kInfo);
+  EXPECT_EQ(base::ParsedProcessEnv().log_level, LogLevel::kInfo);
   // FromEnv() saw the valid variable, and reads the environment once only.
   EXPECT_EQ(VmOptions::FromEnv().max_in_flight, 4096);
   setenv("EAGERVM_MAX_IN_FLIGHT", "8192", 1);
@@ -80,22 +85,26 @@ TEST(Env, DefaultTextOfEveryVariableIsTheOptionsDefault) {
   }
 }
 
+// One non-default value per variable.
+const std::vector<std::string> kEveryVariable = {
+    "EAGERVM_CPU_STREAMS=4",
+    "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
+    "EAGERVM_INLINE_MAX_BYTES=4KiB",
+    "EAGERVM_SYNCHRONOUS=TRUE",
+    "EAGERVM_MAX_IN_FLIGHT=1000",
+    "EAGERVM_SPIN_US=0",
+    "EAGERVM_CPU_MEMORY_LIMIT=64MiB",
+    "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
+    "EAGERVM_OOM_WAIT_MS=10",
+    "EAGERVM_TRACE=/tmp/run.json",
+    "EAGERVM_LOG_LEVEL=Debug",
+};
+
 TEST(Env, EachVariableParses) {
-  const base::ParsedEnv env = base::ParseEnv({
-      "EAGERVM_CPU_STREAMS=4",
-      "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
-      "EAGERVM_INLINE_MAX_BYTES=4KiB",
-      "EAGERVM_SYNCHRONOUS=TRUE",
-      "EAGERVM_MAX_IN_FLIGHT=1000",
-      "EAGERVM_SPIN_US=0",
-      "EAGERVM_CPU_MEMORY_LIMIT=64MiB",
-      "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
-      "EAGERVM_OOM_WAIT_MS=10",
-      "EAGERVM_TRACE=/tmp/run.json",
-      "EAGERVM_LOG_LEVEL=Debug",
-      "PATH=/usr/bin",
-      "NOT_EAGERVM_X=1",
-  });
+  std::vector<std::string> entries = kEveryVariable;
+  entries.push_back("PATH=/usr/bin");
+  entries.push_back("NOT_EAGERVM_X=1");
+  const base::ParsedEnv env = base::ParseEnv(entries);
   EXPECT_TRUE(env.warnings.empty()) << env.warnings[0];
   EXPECT_EQ(env.options.cpu_streams, 4);
   EXPECT_TRUE(env.options.compute_on_scheduler_thread);
@@ -107,11 +116,23 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(env.options.cuda_memory_limit, int64_t{3} << 29);
   EXPECT_EQ(env.options.oom_wait_ms, 10);
   EXPECT_EQ(env.trace_path, "/tmp/run.json");
-  EXPECT_TRUE(env.has_log_level);
   EXPECT_EQ(env.log_level, LogLevel::kDebug);
   EXPECT_EQ(env.applied.size(), 9u);
   // Every registered variable was covered above.
   EXPECT_EQ(base::EnvVars().size(), 11u) << "a new variable needs a case in this test";
+}
+
+// operator<<(VmOptions) prints every field the registry sets, so comparing
+// printed options (the defaults check above, and ResolveVmOptions' override
+// log) sees each of them.
+TEST(Env, EveryOptionsVariableShowsInThePrintedOptions) {
+  for (const std::string& entry : kEveryVariable) {
+    SCOPED_TRACE(entry);
+    const base::ParsedEnv env = base::ParseEnv({entry});
+    ASSERT_TRUE(env.warnings.empty()) << env.warnings[0];
+    if (env.applied.empty()) continue;  // a process setting, not a VmOptions field
+    EXPECT_NE(Print(env.options), Print(VmOptions{}));
+  }
 }
 
 TEST(Env, BadValuesWarnAndKeepTheDefault) {
@@ -138,7 +159,7 @@ TEST(Env, BadValuesWarnAndKeepTheDefault) {
   EXPECT_NE(env.warnings[6].find("unknown environment variable EAGERVM_TOTALLY_UNKNOWN"),
             std::string::npos);
   EXPECT_EQ(Print(env.options), Print(VmOptions{}));
-  EXPECT_FALSE(env.has_log_level);
+  EXPECT_EQ(env.log_level, LogLevel::kWarning);
   EXPECT_TRUE(env.applied.empty());
 }
 

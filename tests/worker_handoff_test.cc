@@ -27,7 +27,7 @@ TEST(WorkerHandoff, RandomProgramsMatchReference) {
   ASSERT_TRUE(Sync().ok());
   const VmStats s = VirtualMachine::Get().GetStats();
   EXPECT_EQ(s.inlined, 0u) << s;
-  EXPECT_GT(s.fused, 0u) << "runs of same-stream instructions go to the worker in batches; " << s;
+  EXPECT_GT(s.batched, 0u) << "runs of same-stream instructions go to the worker in batches; " << s;
 }
 
 TEST(WorkerHandoff, FourUserThreads) {

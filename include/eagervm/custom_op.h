@@ -86,11 +86,32 @@ using InferFn = std::function<absl::StatusOr<std::vector<TensorMeta>>(
     const std::vector<TensorMeta>&, const Attrs&)>;
 using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; never copied per op
 
-// Registers an op. Error (AlreadyExists) if the name is taken. Thread-safe.
+// Registers an op. Any thread, including while other threads run ops; does
+// not wait for the VM (it takes the registry's lock briefly). AlreadyExists if
+// the name is taken; InvalidArgument for an empty name or `infer`, or a
+// mutated input index outside [0, 64). `infer` is kept for the rest of the
+// process and runs on each thread that calls ops::Call(name, ...), possibly
+// on several at once: it must be thread-safe, and it should not block.
 [[nodiscard]] EAGERVM_EXPORT absl::Status RegisterOp(std::string name, InferFn infer,
                                                      OpOptions options = {});
 // Registers the kernel of `op` for a device type (it serves every dtype; check
-// them in the kernel). Error if the op is unknown or already has one. Thread-safe.
+// them in the kernel). NotFound if the op is unknown, AlreadyExists if it has
+// a kernel for `device` already (a kernel is never replaced), InvalidArgument
+// if `kernel` is empty.
+//
+// Any thread, at any time, also while other threads call `op`: the kernel is
+// published atomically, so a call that starts after RegisterKernel returned
+// finds it, and a call racing with it either finds it or is rejected with
+// InvalidArgument ("no cpu kernel"), never sees a partly stored one. Does not
+// wait for the VM (it takes the registry's lock briefly; looking up the kernel
+// of an op call takes no lock).
+//
+// `kernel` (and what it captures) is kept for the rest of the process. It runs
+// on VM threads (the stream's worker, or the scheduler for a small call of an
+// op with OpOptions::small_runs_inline; with VmOptions::synchronous, the
+// submitting thread), and calls on different streams run concurrently: it
+// must be thread-safe. It must not call blocking eagervm functions (Sync,
+// Wait, Item, ...): they fail with FailedPrecondition there.
 [[nodiscard]] EAGERVM_EXPORT absl::Status RegisterKernel(std::string op, DeviceType device,
                                                          KernelFn kernel);
 

@@ -1,4 +1,5 @@
-// Devices: where a tensor lives and where its ops run.
+// Devices: where a tensor lives and where its ops run. Everything here may
+// be called from any thread; only CudaDeviceCount()'s first call can block.
 #ifndef EAGERVM_DEVICE_H_
 #define EAGERVM_DEVICE_H_
 
@@ -39,7 +40,9 @@ EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, Device d);
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, DeviceType t);
 
 // Number of usable CUDA devices: 0 without the CUDA backend, a driver or a GPU.
-// Never fails and never logs. Thread-safe.
+// Never fails and never logs. Any thread. The first call asks the CUDA driver
+// (which may initialise it: slow, and concurrent first callers wait for it);
+// later calls return the same, cached answer.
 EAGERVM_EXPORT int CudaDeviceCount();
 
 }  // namespace eagervm

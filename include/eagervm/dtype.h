@@ -1,4 +1,4 @@
-// Element types.
+// Element types. Constants and pure functions: any thread, never block.
 #ifndef EAGERVM_DTYPE_H_
 #define EAGERVM_DTYPE_H_
 
@@ -45,7 +45,7 @@ constexpr size_t SizeOf(DType d) {
 
 constexpr bool IsFloating(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
 
-EAGERVM_EXPORT std::string_view ToString(DType d);  // "float32", ...
+EAGERVM_EXPORT std::string_view ToString(DType d);  // "float32", ...: a static string
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, DType d);
 
 }  // namespace eagervm

@@ -7,6 +7,7 @@
 #include "eagervm/dtype.h"
 #include "eagervm/instructions_builder.h"
 #include "eagervm/log.h"
+#include "eagervm/memory_stats.h"
 #include "eagervm/ops.h"
 #include "eagervm/scalar.h"
 #include "eagervm/shape.h"

@@ -25,11 +25,14 @@ using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 // delivered finish with the old sink.
 EAGERVM_EXPORT void SetLogSink(LogSink sink);
 
-// Any thread. The default comes from EAGERVM_LOG_LEVEL (debug, info, warning,
-// error, off), else warning. An explicit call wins over the environment.
+// Any thread, never blocks. The default comes from EAGERVM_LOG_LEVEL (debug,
+// info, warning, error, off), else warning. An explicit call wins over the
+// environment.
 EAGERVM_EXPORT void SetLogLevel(LogLevel level);
+// Any thread, never blocks (the first call may read the environment).
 EAGERVM_EXPORT LogLevel GetLogLevel();
 
+// Any thread. "debug", "info", ...: a view of a static string (valid forever).
 EAGERVM_EXPORT std::string_view ToString(LogLevel level);
 
 }  // namespace eagervm

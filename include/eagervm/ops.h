@@ -1,8 +1,14 @@
 // The functional op API. Every op validates its inputs on the calling thread:
 // bad input returns an error tensor (or status) naming the op and the shapes,
-// and nothing is queued. Valid calls queue work and return at once.
-// Thread-safe. Ops run on the current stream (Stream::Current) of their
-// inputs' device.
+// and nothing is queued. Valid calls queue work and return without waiting
+// for it: they block only for back-pressure (VmOptions::max_in_flight), and
+// never on a VM thread.
+//
+// Every function here may be called from any thread, concurrently, VM
+// threads included (a kernel may queue ops). Arguments are read during the
+// call only: the op keeps its own handles to the tensors it uses. Ops run on
+// the current stream (Stream::Current) of their inputs' device, in submission
+// order on that stream; runtime errors surface at Wait()/Sync()/Item().
 #ifndef EAGERVM_OPS_H_
 #define EAGERVM_OPS_H_
 
@@ -51,6 +57,7 @@ EAGERVM_EXPORT Tensor Max(const Tensor& x, int axis, bool keepdim = false);
 EAGERVM_EXPORT Tensor Cast(const Tensor& x, DType dtype);
 
 // In place: the VM orders these against every earlier read and write (WAR/WAW).
+// The status is the rejection (nothing queued); runtime errors poison `self`.
 [[nodiscard]] EAGERVM_EXPORT absl::Status AddInplace(const Tensor& self, const Tensor& other);
 [[nodiscard]] EAGERVM_EXPORT absl::Status MulScalarInplace(const Tensor& self, Scalar s);
 [[nodiscard]] EAGERVM_EXPORT absl::Status CopyInto(const Tensor& dst, const Tensor& src);

@@ -1,4 +1,5 @@
-// Scalar: an int64, double or bool without precision loss.
+// Scalar: an int64, double or bool without precision loss. A value type:
+// copy it freely; any thread, never blocks.
 #ifndef EAGERVM_SCALAR_H_
 #define EAGERVM_SCALAR_H_
 

@@ -1,4 +1,6 @@
-// Shape: dimensions stored inline (no heap), up to kMaxDims.
+// Shape: dimensions stored inline (no heap), up to kMaxDims. A value type:
+// copy it freely; any thread, never blocks (like an int, one object must not
+// be modified while another thread reads it).
 #ifndef EAGERVM_SHAPE_H_
 #define EAGERVM_SHAPE_H_
 

@@ -1,5 +1,6 @@
 // Portable status-propagation macros (Debian's abseil 20220623 has none, and we
-// avoid GNU statement expressions).
+// avoid GNU statement expressions). They evaluate their argument once, on the
+// calling thread, and add no locking or waiting of their own.
 #ifndef EAGERVM_STATUS_MACROS_H_
 #define EAGERVM_STATUS_MACROS_H_
 

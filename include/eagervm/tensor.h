@@ -36,23 +36,41 @@ struct TensorMeta {
 };
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const TensorMeta& m);
 
-// Thread-safe to copy and drop from any thread (including VM threads and static
-// destruction). Dropping the last handle to a storage releases its memory
-// asynchronously, after every queued use. Methods marked "blocks" wait for the VM.
+// A handle, like a shared_ptr: thread-safe to copy and drop from any thread
+// (including VM threads and static destruction), and one Tensor object may be
+// read by several threads at once, but not assigned while others use it.
+// Dropping the last handle to a storage releases its memory asynchronously,
+// after every queued use; it never blocks.
+//
+// Unless a method says "blocks", it never waits for the VM and may be called
+// from any thread, VM threads (kernels, callbacks) included. Methods marked
+// "blocks" wait until the tensor is computed: call them from user threads
+// only; on a VM thread (inside a kernel or callback) they return
+// FailedPrecondition instead of waiting for themselves, and after
+// VirtualMachine::Shutdown() they return FailedPrecondition too.
 class [[nodiscard]] EAGERVM_EXPORT Tensor {
  public:
   Tensor() = default;  // !defined()
   explicit Tensor(std::shared_ptr<internal::TensorImpl> impl) : impl_(std::move(impl)) {}
-  // An error-carrying tensor (!ok()); `status` must not be OK.
+  // An error-carrying tensor (!ok()); `status` must not be OK (an OK one
+  // becomes an Internal error).
   static Tensor Error(absl::Status status);
 
   bool defined() const { return impl_ != nullptr; }
   // Never blocks: false iff the call that made this tensor was rejected, or the
   // tensor is undefined (default-constructed or moved-from).
   bool ok() const;
+  // Never blocks: the rejection (OK if the call was accepted; runtime errors
+  // show in Wait(), not here). The reference is valid while this handle is
+  // alive and not assigned to.
   const absl::Status& status() const;
-  absl::Status Wait() const;  // blocks until computed; its rejection or runtime error
+  // Blocks until computed. Returns the rejection, or the runtime error that
+  // made the tensor fail; that error then counts as reported (Sync() does not
+  // return it again).
+  [[nodiscard]] absl::Status Wait() const;
 
+  // Never block: known when the op is called, before it runs. The references
+  // are valid while this handle is alive and not assigned to.
   const Shape& shape() const;
   DType dtype() const;
   Device device() const;
@@ -62,7 +80,8 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   int64_t numel() const { return shape().numel(); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * SizeOf(dtype()); }
 
-  // Blocks. numel() must be 1 and T must match dtype() (else InvalidArgument).
+  // Blocks. numel() must be 1 and T must match dtype() (else InvalidArgument);
+  // errors as Wait().
   template <typename T>
   absl::StatusOr<T> Item() const {
     T value{};
@@ -70,7 +89,7 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
     if (!s.ok()) return s;
     return value;
   }
-  // Blocks. T must match dtype().
+  // Blocks. T must match dtype() (else InvalidArgument); errors as Wait().
   template <typename T>
   absl::StatusOr<std::vector<T>> ToVector() const {
     absl::Status s = CheckHostRead(DTypeOf<T>(), "ToVector");
@@ -87,11 +106,19 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
       return out;
     }
   }
-  // Blocks. `bytes` must equal nbytes().
-  absl::Status CopyToHost(void* dst, size_t bytes) const;
+  // Blocks. Copies the tensor's data to `dst`, which must hold `bytes` ==
+  // nbytes() (else InvalidArgument, nothing written) and is written only
+  // before this returns: it need not outlive the call. Errors as Wait().
+  [[nodiscard]] absl::Status CopyToHost(void* dst, size_t bytes) const;
 
-  Tensor To(Device device) const;  // async copy
-  // Views sharing storage (and its dependence) with this tensor.
+  // Async copy to `device` (a copy on the same device runs on its current
+  // stream; a copy between devices on a CUDA copy stream, docs/cuda.md).
+  // Returns at once: it blocks only for back-pressure (VmOptions::max_in_flight),
+  // never on a VM thread. A device that is not available is a rejection (an
+  // error tensor).
+  Tensor To(Device device) const;
+  // Views sharing storage (and its dependence) with this tensor. Never block,
+  // queue nothing; a bad shape or range is a rejection (an error tensor).
   Tensor Reshape(Shape shape) const;
   Tensor Slice(int64_t begin, int64_t end) const;  // along dim 0
 
@@ -104,21 +131,34 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   std::shared_ptr<internal::TensorImpl> impl_;
 };
 
-EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const Tensor& t);  // blocks
+// Blocks (user threads only): prints shape, dtype, device and up to 16
+// values, or the error.
+EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
-// For code that prefers StatusOr: the tensor, or its rejection.
+// For code that prefers StatusOr: the tensor, or its rejection. Never blocks.
 EAGERVM_EXPORT absl::StatusOr<Tensor> Checked(Tensor t);
-// Blocks until these tensors are computed; only their errors are returned.
+// Blocks (user threads only) until these tensors are computed; returns the
+// first of their errors (each counts as reported), not other tensors' errors.
+// `ts` need only live for the call.
 [[nodiscard]] EAGERVM_EXPORT absl::Status Wait(absl::Span<const Tensor> ts);
-// Blocks until all work submitted before it (from any thread) is done; returns
-// the first runtime error that no Wait/Sync/Item has reported yet.
+// Blocks (user threads only) until all work submitted before it (from any
+// thread) is done; returns the first runtime error that no Wait/Sync/Item has
+// reported yet (it then counts as reported), noting how many more there were.
+// FailedPrecondition on a VM thread or after VirtualMachine::Shutdown().
 [[nodiscard]] EAGERVM_EXPORT absl::Status Sync();
 
-// ---- Creation (async; `device` defaults to the CPU) ----
+// ---- Creation ----
+// Any thread, VM threads included. Each queues the work that fills the
+// tensor on the current stream (Stream::Current) of `device` (default: the
+// CPU) and returns at once: it blocks only for back-pressure
+// (VmOptions::max_in_flight), and never on a VM thread. Bad arguments are a
+// rejection (an error tensor), with nothing queued.
 namespace internal {
 EAGERVM_EXPORT Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype,
                                    Device device);
 }
+// FromVector copies `data` before it returns: the caller may change or free
+// it at once. data.size() must be shape.numel().
 template <typename T>
 Tensor FromVector(absl::Span<const T> data, Shape shape, Device device = Device::Cpu()) {
   return internal::FromHostData(data.data(), data.size() * sizeof(T), shape, DTypeOf<T>(), device);
@@ -141,15 +181,32 @@ Tensor FromVector(std::initializer_list<T> data, Shape shape, Device device = De
     return FromVector<T>(absl::MakeConstSpan(data.begin(), data.size()), shape, device);
   }
 }
-// Zero-copy wrap of host memory; `deleter(data)` runs after the last use.
+// Zero-copy wrap of host memory the caller owns, as a CPU tensor. `data`
+// (shape.numel() * SizeOf(dtype) bytes) must stay valid, and the caller must
+// not write it, until `deleter(data)` runs. If FromBlob is rejected (an error
+// tensor), `deleter` is never called and the caller keeps the memory; an
+// empty `deleter` means eagervm never frees it.
+//
+// The deleter runs once, after the last handle is dropped and every queued
+// use has finished: on a VM thread (the worker of the CPU stream that was
+// current when FromBlob was called; the scheduler thread with
+// VmOptions::compute_on_scheduler_thread; the dropping thread in
+// VmOptions::synchronous mode), or, after Shutdown(), on the thread that
+// drops the last handle, before that drop returns. So it must be safe to run
+// on another thread, should not block for long (it holds up its stream), must
+// not call blocking eagervm functions (they fail there), and must not throw:
+// an exception from it is caught and logged at LogLevel::kError.
 EAGERVM_EXPORT Tensor FromBlob(void* data, Shape shape, DType dtype,
                                std::function<void(void*)> deleter);
+// Every element `value` (converted to dtype; InvalidArgument if it does not fit).
 EAGERVM_EXPORT Tensor Full(Shape shape, Scalar value, DType dtype, Device device = Device::Cpu());
 EAGERVM_EXPORT Tensor Zeros(Shape shape, DType dtype, Device device = Device::Cpu());
 // A tensor whose storage is allocated by the first instruction that writes it
 // (e.g. the output of vm::InstructionsBuilder::Call); queues nothing. Reading
 // it before any write is a runtime error. Any thread; never blocks.
 EAGERVM_EXPORT Tensor Empty(Shape shape, DType dtype, Device device = Device::Cpu());
+// Samples of N(0, 1); dtype float32 or float64. The values depend only on the
+// seed and the element index (not on the stream or the order of submission).
 EAGERVM_EXPORT Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed);
 
 }  // namespace eagervm

@@ -1,4 +1,9 @@
 // The process-wide virtual machine: options, statistics, lifetime.
+//
+// "VM thread" below means a thread eagervm runs kernels and callbacks on (the
+// scheduler, stream workers; in VmOptions::synchronous mode, a user thread
+// while it drains). Functions that block refuse to run there with
+// FailedPrecondition instead of waiting for themselves.
 #ifndef EAGERVM_VIRTUAL_MACHINE_H_
 #define EAGERVM_VIRTUAL_MACHINE_H_
 
@@ -11,6 +16,7 @@
 #include "absl/status/status.h"
 #include "eagervm/device.h"
 #include "eagervm/export.h"
+#include "eagervm/memory_stats.h"
 
 namespace eagervm {
 
@@ -53,19 +59,10 @@ struct EAGERVM_EXPORT VmOptions {
   int64_t oom_wait_ms = 250;
 
   // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
+  // Any thread, never blocks. The environment is read once per process (at
+  // the first of: this call, the VM's creation, GetLogLevel() or the first
+  // log message); later changes to it are not seen.
   static VmOptions FromEnv();
-};
-
-struct MemoryStats {
-  Device device;
-  int64_t bytes_in_use = 0;
-  int64_t peak_bytes_in_use = 0;
-  int64_t bytes_reserved = 0;  // held from the system (in use + cached)
-  int64_t system_allocs = 0;
-  int64_t cache_hits = 0;
-  int64_t cache_misses = 0;
-  int64_t oom_recoveries = 0;  // allocations that failed at first and succeeded after recovery
-  int64_t oom_failures = 0;    // allocations that still failed after recovery
 };
 
 // A snapshot of the VM's counters (each read relaxed; not one atomic cut).
@@ -74,7 +71,7 @@ struct EAGERVM_EXPORT VmStats {
   uint64_t dispatched = 0;  // handed to a stream
   uint64_t finished = 0;    // released
   uint64_t failed = 0;      // instructions whose compute failed (not forwarded errors)
-  uint64_t fused = 0;    // handed to a worker in one batch with the one before
+  uint64_t batched = 0;  // handed to a worker in one batch with the one before
   uint64_t inlined = 0;  // small ones run by the scheduler (VmOptions::inline_max_bytes)
   uint64_t barriers = 0;
   uint64_t scheduler_wakeups = 0;  // parks of the scheduler that ended in a wake
@@ -83,9 +80,10 @@ struct EAGERVM_EXPORT VmStats {
   int64_t peak_in_flight = 0;
   int64_t pending_depth = 0, ready_depth = 0, running_depth = 0;
   uint64_t backpressure_waits = 0;
-  std::vector<MemoryStats> memory;
-  std::string ToString() const;
+  std::vector<MemoryStats> memory;  // one entry per device that has allocated
+  std::string ToString() const;  // one line, every field
 };
+// Any thread. Print every field.
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmStats& s);
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmOptions& o);
 
@@ -96,20 +94,36 @@ VmImpl& ProcessVm();  // internal (src/vm/process_vm.h)
 
 class EAGERVM_EXPORT VirtualMachine {
  public:
-  // Created on first use with Configure()'s options (or VmOptions::FromEnv()).
-  // The VM drains and joins at process exit. Thread-safe.
+  // Any thread. The VM, created on the first call (of this or of any op) with
+  // Configure()'s options, or VmOptions::FromEnv() without them. The first
+  // call starts the scheduler thread (stream workers start with their stream,
+  // on first use) and blocks while another thread is creating the VM; later
+  // calls never block. The reference is valid for the rest of the process:
+  // the VM drains and joins at exit (Shutdown()) and is never destroyed.
   static VirtualMachine& Get();
-  // Before first use only; FailedPrecondition afterwards, InvalidArgument for bad options.
+  // Any thread, before the VM is first used; never blocks. FailedPrecondition
+  // once the VM exists, InvalidArgument for bad options (then nothing
+  // changes). A later call before first use replaces the earlier options.
   [[nodiscard]] static absl::Status Configure(VmOptions opts);
 
+  // Any thread, never blocks. Valid as long as the VM (forever).
   const VmOptions& options() const;
+  // Any thread, VM threads included. Does not wait for queued work; takes the
+  // VM's stream lock and each allocator's lock briefly.
   VmStats GetStats() const;
-  // Blocks: Sync(), then returns cached free memory to the system.
+  // Any user thread. Blocks like Sync(): waits until all work submitted before
+  // it (from any thread) is done, returns every stream's cached free memory
+  // to the system, then returns what Sync() would: the first runtime error
+  // that no Wait/Sync/Item has reported yet (the memory is given back even
+  // then). FailedPrecondition on a VM thread or after Shutdown().
   [[nodiscard]] absl::Status EmptyCache();
-  // Blocks: drains all queued work and joins the VM threads. Afterwards ops
-  // return FailedPrecondition (no silent restart) and dropping tensors is a no-op.
-  // Calling it again is a no-op that returns OK.
+  // Any user thread. Blocks: drains all queued work and joins the VM threads.
+  // Afterwards ops return FailedPrecondition (no silent restart) and dropping
+  // tensors is a no-op. Calling it again (from any thread, also concurrently)
+  // is a no-op that returns OK. Returns FailedPrecondition on a VM thread.
+  // Runtime errors not yet reported are not returned (they are dropped).
   [[nodiscard]] absl::Status Shutdown();
+  // Any thread, never blocks.
   bool is_shut_down() const;
 
 

@@ -184,7 +184,6 @@ ParsedEnv ParseEnv(const std::vector<std::string>& env) {
       var->apply(*value, &out.options);
       out.applied.emplace_back(var, *value);
     } else if (var->type == EnvType::kLogLevel) {
-      out.has_log_level = true;
       out.log_level = std::get<LogLevel>(*value);
     } else {
       out.trace_path = std::get<std::string>(*value);
@@ -193,17 +192,27 @@ ParsedEnv ParseEnv(const std::vector<std::string>& env) {
   return out;
 }
 
-const ParsedEnv& ProcessEnv() {
+const ParsedEnv& ParsedProcessEnv() {
+  // Logs nothing: the logger's level comes from here, so a message from this
+  // initialiser would re-enter it.
   static const ParsedEnv* parsed = [] {
     std::vector<std::string> env;
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
       if (std::string_view(*e).substr(0, kPrefix.size()) == kPrefix) env.emplace_back(*e);
     }
-    auto* p = new ParsedEnv(ParseEnv(env));  // leaked: read during static destruction too
-    for (const std::string& w : p->warnings) EAGERVM_LOG(kWarning, w);
-    return p;
+    return new ParsedEnv(ParseEnv(env));  // leaked: read during static destruction too
   }();
   return *parsed;
+}
+
+const ParsedEnv& ProcessEnv() {
+  const ParsedEnv& parsed = ParsedProcessEnv();
+  static const bool warned = [&parsed] {
+    for (const std::string& w : parsed.warnings) EAGERVM_LOG(kWarning, w);
+    return true;
+  }();
+  (void)warned;
+  return parsed;
 }
 
 std::string EnvDocTable() {

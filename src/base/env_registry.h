@@ -1,8 +1,9 @@
 // The registry of EAGERVM_* environment variables: one table with each
 // variable's name, type, default and doc. Variables only fill defaults (of
 // VmOptions, or of process settings such as the log level and the trace
-// file); they are read once, when the VM is created, and docs/env.md is
-// checked against the table by tests/env_test.cc.
+// file); they are read once per process, at the first of: the VM's creation,
+// VmOptions::FromEnv(), the first log message or GetLogLevel(). docs/env.md
+// is checked against the table by tests/env_test.cc.
 #ifndef EAGERVM_BASE_ENV_REGISTRY_H_
 #define EAGERVM_BASE_ENV_REGISTRY_H_
 
@@ -49,8 +50,7 @@ struct ParsedEnv {
   VmOptions options;
   std::vector<std::pair<const EnvVar*, EnvValue>> applied;  // VmOptions variables that were set
   std::string trace_path;                                  // EAGERVM_TRACE
-  bool has_log_level = false;
-  LogLevel log_level = LogLevel::kWarning;                 // EAGERVM_LOG_LEVEL
+  LogLevel log_level = LogLevel::kWarning;                 // EAGERVM_LOG_LEVEL (log.cc)
   std::vector<std::string> warnings;
 };
 // `env`: NAME=VALUE entries (as in environ); non-EAGERVM_ names are ignored.
@@ -59,6 +59,9 @@ ParsedEnv ParseEnv(const std::vector<std::string>& env);
 // The process environment, parsed on first call; its warnings are logged
 // then, once. Thread-safe.
 const ParsedEnv& ProcessEnv();
+// The same parse, without logging its warnings: for the logger itself, which
+// takes its level from here (ProcessEnv's warnings are logged through it).
+const ParsedEnv& ParsedProcessEnv();
 
 // The Markdown table docs/env.md contains (between its generated markers).
 std::string EnvDocTable();

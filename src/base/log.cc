@@ -1,11 +1,11 @@
 #include "base/log.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "base/env_registry.h"
 #include "base/mutex.h"
 
 namespace eagervm {
@@ -14,12 +14,10 @@ namespace internal {
 std::atomic<int> g_log_level{kLevelUnset};
 
 int InitLogLevel() {
-  LogLevel level = LogLevel::kWarning;
-  // A bad value is reported by the environment registry (env_registry.cc),
-  // which logs through here: no message from this function.
-  if (const char* v = std::getenv("EAGERVM_LOG_LEVEL"); v != nullptr) {
-    if (std::optional<LogLevel> parsed = ParseLogLevel(v)) level = *parsed;
-  }
+  // EAGERVM_LOG_LEVEL through the environment registry (default: warning). A
+  // bad value is one of the registry's warnings, which ProcessEnv() logs
+  // through here; ParsedProcessEnv() logs nothing, so this cannot recurse.
+  const LogLevel level = ParsedProcessEnv().log_level;
   int expected = kLevelUnset;
   g_log_level.compare_exchange_strong(expected, static_cast<int>(level),
                                       std::memory_order_relaxed);

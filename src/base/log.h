@@ -17,7 +17,7 @@ namespace internal {
 // The current level; kUnset until SetLogLevel or the first message.
 inline constexpr int kLevelUnset = -1;
 extern std::atomic<int> g_log_level;
-int InitLogLevel();  // reads EAGERVM_LOG_LEVEL once
+int InitLogLevel();  // EAGERVM_LOG_LEVEL, from the environment registry
 }  // namespace internal
 
 inline bool LogEnabled(LogLevel level) {

@@ -9,6 +9,7 @@
 #ifndef EAGERVM_BASE_MUTEX_H_
 #define EAGERVM_BASE_MUTEX_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -45,6 +46,9 @@ class ABSL_SCOPED_LOCKABLE MutexLock {
   Mutex* const mu_;
 };
 
+// A condition variable used with a base::Mutex. There is no predicate
+// overload: a lambda is analysed as a function of its own, so write the loop
+// (`while (!cond) cv.Wait(&mu);`) and the analysis checks the condition's reads.
 class CondVar {
  public:
   // The caller holds `mu`; it is released while waiting and held again on
@@ -54,6 +58,21 @@ class CondVar {
     cv_.wait(lock);
     lock.release();  // still held: the caller's MutexLock unlocks it
   }
+  // As Wait(), but returns at `deadline` at the latest. True if it returned
+  // because the deadline passed (re-check the condition either way).
+  bool WaitWithDeadline(Mutex* mu, std::chrono::steady_clock::time_point deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
+    const bool timed_out = cv_.wait_until(lock, deadline) == std::cv_status::timeout;
+    lock.release();
+    return timed_out;
+  }
+  // As WaitWithDeadline(), `timeout` from now.
+  bool WaitWithTimeout(Mutex* mu, std::chrono::nanoseconds timeout)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return WaitWithDeadline(mu, std::chrono::steady_clock::now() + timeout);
+  }
+  // Any thread; holding the mutex is not required.
   void NotifyOne() { cv_.notify_one(); }
   void NotifyAll() { cv_.notify_all(); }
 

@@ -18,11 +18,11 @@ bool Notifier::Wait(int64_t spin_ns, bool* parked) {
     }
   }
   if (count_.load(std::memory_order_acquire) == 0) {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     sleeping_.store(true, std::memory_order_seq_cst);
     while (count_.load(std::memory_order_seq_cst) == 0) {
       if (parked != nullptr) *parked = true;
-      cv_.wait(lock);
+      cv_.Wait(&mu_);
     }
     sleeping_.store(false, std::memory_order_relaxed);
   }

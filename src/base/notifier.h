@@ -10,9 +10,9 @@
 #define EAGERVM_BASE_NOTIFIER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace eagervm::base {
 
@@ -22,16 +22,16 @@ class Notifier {
   void Notify() {
     if (count_.fetch_add(1, std::memory_order_seq_cst) == 0 &&
         sleeping_.load(std::memory_order_seq_cst)) {
-      std::lock_guard<std::mutex> lock(mu_);
-      cv_.notify_one();
+      MutexLock lock(&mu_);
+      cv_.NotifyOne();
     }
   }
   // Any thread. Wakes the waiter for good: every later Wait() returns false.
   void Close() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     closed_.store(true, std::memory_order_seq_cst);
     count_.fetch_add(1, std::memory_order_seq_cst);
-    cv_.notify_one();
+    cv_.NotifyOne();
   }
   bool closed() const { return closed_.load(std::memory_order_acquire); }
 
@@ -44,8 +44,10 @@ class Notifier {
   std::atomic<uint64_t> count_{0};
   std::atomic<bool> sleeping_{false};
   std::atomic<bool> closed_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
+  // Guards no field (the state is atomic): it orders a parking waiter's
+  // last check of count_ against a notifier's wake-up, so none is lost.
+  Mutex mu_;
+  CondVar cv_;
 };
 
 }  // namespace eagervm::base

@@ -1,4 +1,4 @@
-// CPU relax hint and a monotonic microsecond clock for bounded spinning.
+// CPU relax hint and a monotonic nanosecond clock (NowNanos) for bounded spinning.
 #ifndef EAGERVM_BASE_SPIN_H_
 #define EAGERVM_BASE_SPIN_H_
 

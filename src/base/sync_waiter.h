@@ -9,10 +9,9 @@
 #define EAGERVM_BASE_SYNC_WAITER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "base/spin.h"
 
 namespace eagervm::base {
@@ -27,9 +26,9 @@ class SyncWaiter {
     // Parked: wake it under the lock. It then waits for kFinal, so this
     // thread's last access to *this is that store.
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       state_.store(kSignaled, std::memory_order_release);
-      cv_.notify_one();
+      cv_.NotifyOne();
     }
     state_.store(kFinal, std::memory_order_release);
   }
@@ -47,10 +46,10 @@ class SyncWaiter {
       }
     }
     if (state_.load(std::memory_order_acquire) != kFinal) {
-      std::unique_lock<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       int expected = kWaiting;
       if (state_.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel)) {
-        cv_.wait(lock, [&] { return state_.load(std::memory_order_acquire) != kParked; });
+        while (state_.load(std::memory_order_acquire) == kParked) cv_.Wait(&mu_);
       }
     }
     while (state_.load(std::memory_order_acquire) != kFinal) CpuRelax();
@@ -59,8 +58,8 @@ class SyncWaiter {
  private:
   enum : int { kWaiting = 0, kParked = 1, kSignaled = 2, kFinal = 3 };
   std::atomic<int> state_{kWaiting};
-  std::mutex mu_;
-  std::condition_variable cv_;
+  Mutex mu_;  // guards no field: orders parking against the wake-up
+  CondVar cv_;
 };
 
 }  // namespace eagervm::base

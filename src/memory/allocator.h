@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "absl/status/statusor.h"
-#include "eagervm/virtual_machine.h"
+#include "eagervm/memory_stats.h"
 
 namespace eagervm::memory {
 

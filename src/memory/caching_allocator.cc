@@ -31,7 +31,7 @@ CachingAllocator::CachingAllocator(std::shared_ptr<DeviceMemoryBudget> budget,
 
 CachingAllocator::~CachingAllocator() {
   budget_->Unregister(this);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   // Blocks still handed out are given back first, so every segment is whole.
   std::vector<Block*> live;
   live.reserve(live_.size());
@@ -51,7 +51,7 @@ absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
     return OutOfMemory(bytes, /*system_refused=*/true, /*recovery_tried=*/false);
   const size_t size = RoundUp(bytes, kAlignment);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (Block* b = AllocateLocked(size, bytes)) return static_cast<void*>(b->ptr);
   }
   return AllocateWithRecovery(size, bytes);
@@ -123,7 +123,7 @@ void CachingAllocator::Deallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr || ptr == zero_size_sentinel) return;
   int64_t freed;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = live_.find(ptr);
     if (it == live_.end()) {
       // A VM bug (double free or a foreign pointer), never user input: going
@@ -164,13 +164,14 @@ void CachingAllocator::FreeLocked(Block* b) {
 }
 
 void CachingAllocator::Shrink() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   ShrinkLocked();
 }
 
 void CachingAllocator::ShrinkLocked() {
   for (FreeBins* bins : {&small_, &large_}) {
     bins->ForEach([&](Block* b) {
+      mu_.AssertHeld();  // a lambda is analysed on its own; ShrinkLocked holds mu_
       if (!b->whole_segment()) return;
       bins->Remove(b);
       AsanUnpoison(b->ptr, b->size);
@@ -184,7 +185,7 @@ void CachingAllocator::ShrinkLocked() {
 }
 
 MemoryStats CachingAllocator::GetStats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   MemoryStats s;
   s.device = budget_->device();
   s.bytes_in_use = c_.in_use;

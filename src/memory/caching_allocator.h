@@ -12,7 +12,7 @@
 // exact-size one is tried before giving up.) Small requests never split large
 // segments, which keeps big blocks whole for big requests.
 //
-// Thread-safe (one std::mutex): the owning stream's worker allocates and
+// Thread-safe (one mutex): the owning stream's worker allocates and
 // frees; Shrink/GetStats and OOM recovery come from other threads. Requests
 // are rounded up to 64 bytes and blocks are 64-byte aligned.
 //
@@ -26,10 +26,10 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/mutex.h"
 #include "memory/allocator.h"
 #include "memory/block.h"
 #include "memory/device_memory_budget.h"
@@ -76,29 +76,31 @@ class CachingAllocator final : public Allocator {
     int64_t oom_recoveries = 0, oom_failures = 0;
   };
 
-  FreeBins& BinsOf(const Block* b) { return b->large_pool ? large_ : small_; }
-  Block* AllocateLocked(size_t size, size_t bytes);
-  Block* NewSegmentLocked(size_t size);
-  void SplitLocked(Block* b, size_t size);
-  void FreeLocked(Block* b);
-  void ShrinkLocked();
-  absl::StatusOr<void*> AllocateWithRecovery(size_t size, size_t bytes);
+  FreeBins& BinsOf(const Block* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return b->large_pool ? large_ : small_;
+  }
+  Block* AllocateLocked(size_t size, size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Block* NewSegmentLocked(size_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SplitLocked(Block* b, size_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FreeLocked(Block* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ShrinkLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<void*> AllocateWithRecovery(size_t size, size_t bytes) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status OutOfMemory(size_t bytes, bool system_refused, bool recovery_tried) const;
-  Block* NewBlock();
-  void RecycleBlock(Block* b);
+  Block* NewBlock() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecycleBlock(Block* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::shared_ptr<DeviceMemoryBudget> budget_;
   const std::shared_ptr<MemoryBackend> backend_;
   const CachingAllocatorOptions options_;
 
-  mutable std::mutex mu_;
-  FreeBins small_;                                      // guarded by mu_
-  FreeBins large_;                                      // guarded by mu_
-  absl::flat_hash_map<void*, Block*> live_;             // guarded by mu_: handed-out blocks
-  Block* spare_blocks_ = nullptr;                       // guarded by mu_: recycled Block structs
-  std::vector<std::unique_ptr<Block[]>> block_chunks_;  // guarded by mu_
-  bool last_refusal_was_system_ = false;                // guarded by mu_
-  Counters c_;                                          // guarded by mu_
+  mutable base::Mutex mu_;
+  FreeBins small_ ABSL_GUARDED_BY(mu_);
+  FreeBins large_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<void*, Block*> live_ ABSL_GUARDED_BY(mu_);  // handed-out blocks
+  Block* spare_blocks_ ABSL_GUARDED_BY(mu_) = nullptr;            // recycled Block structs
+  std::vector<std::unique_ptr<Block[]>> block_chunks_ ABSL_GUARDED_BY(mu_);
+  bool last_refusal_was_system_ ABSL_GUARDED_BY(mu_) = false;
+  Counters c_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace eagervm::memory

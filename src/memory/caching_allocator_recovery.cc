@@ -18,7 +18,7 @@ absl::StatusOr<void*> CachingAllocator::AllocateWithRecovery(size_t size, size_t
   const int64_t limit = budget_->limit();
   if (limit > 0 && static_cast<int64_t>(size) > limit) {
     // Nothing anyone frees can make it fit.
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     ++c_.oom_failures;
     return OutOfMemory(bytes, /*system_refused=*/false, /*recovery_tried=*/false);
   }
@@ -29,7 +29,7 @@ absl::StatusOr<void*> CachingAllocator::AllocateWithRecovery(size_t size, size_t
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0 && !budget_->WaitForFree(&token, deadline)) break;
     budget_->ShrinkAll();
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (Block* b = AllocateLocked(size, bytes)) {
       ++c_.oom_recoveries;
       budget_->EndWait();
@@ -40,7 +40,7 @@ absl::StatusOr<void*> CachingAllocator::AllocateWithRecovery(size_t size, size_t
   }
   budget_->EndWait();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     ++c_.oom_failures;
   }
   return OutOfMemory(bytes, system_refused, /*recovery_tried=*/true);

@@ -41,23 +41,25 @@ void DeviceMemoryBudget::SubInUse(int64_t bytes) {
 void DeviceMemoryBudget::NotifyFreed() {
   if (waiters_.load(std::memory_order_seq_cst) == 0) return;
   {
-    std::lock_guard<std::mutex> lock(wait_mu_);
+    base::MutexLock lock(&wait_mu_);
     ++generation_;
   }
-  wait_cv_.notify_all();
+  wait_cv_.NotifyAll();
 }
 
 DeviceMemoryBudget::WaitToken DeviceMemoryBudget::BeginWait() {
   waiters_.fetch_add(1, std::memory_order_seq_cst);
-  std::lock_guard<std::mutex> lock(wait_mu_);
+  base::MutexLock lock(&wait_mu_);
   return WaitToken{generation_};
 }
 
 bool DeviceMemoryBudget::WaitForFree(WaitToken* token,
                                      std::chrono::steady_clock::time_point deadline) {
-  std::unique_lock<std::mutex> lock(wait_mu_);
-  const bool freed =
-      wait_cv_.wait_until(lock, deadline, [&] { return generation_ != token->generation; });
+  base::MutexLock lock(&wait_mu_);
+  while (generation_ == token->generation) {
+    if (wait_cv_.WaitWithDeadline(&wait_mu_, deadline)) break;
+  }
+  const bool freed = generation_ != token->generation;
   token->generation = generation_;
   return freed;
 }
@@ -65,17 +67,17 @@ bool DeviceMemoryBudget::WaitForFree(WaitToken* token,
 void DeviceMemoryBudget::EndWait() { waiters_.fetch_sub(1, std::memory_order_seq_cst); }
 
 void DeviceMemoryBudget::Register(Allocator* a) {
-  std::lock_guard<std::mutex> lock(registry_mu_);
+  base::MutexLock lock(&registry_mu_);
   allocators_.push_back(a);
 }
 
 void DeviceMemoryBudget::Unregister(Allocator* a) {
-  std::lock_guard<std::mutex> lock(registry_mu_);
+  base::MutexLock lock(&registry_mu_);
   allocators_.erase(std::remove(allocators_.begin(), allocators_.end(), a), allocators_.end());
 }
 
 void DeviceMemoryBudget::ShrinkAll() {
-  std::lock_guard<std::mutex> lock(registry_mu_);
+  base::MutexLock lock(&registry_mu_);
   for (Allocator* a : allocators_) a->Shrink();
 }
 

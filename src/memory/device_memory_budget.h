@@ -11,11 +11,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "eagervm/device.h"
 
 namespace eagervm::memory {
@@ -77,13 +76,13 @@ class DeviceMemoryBudget {
   std::atomic<int64_t> in_use_{0};
   std::atomic<int64_t> peak_in_use_{0};
 
-  std::mutex registry_mu_;              // order: registry_mu_ before any allocator's lock
-  std::vector<Allocator*> allocators_;  // guarded by registry_mu_
+  base::Mutex registry_mu_;  // order: registry_mu_ before any allocator's lock
+  std::vector<Allocator*> allocators_ ABSL_GUARDED_BY(registry_mu_);
 
   std::atomic<int> waiters_{0};
-  std::mutex wait_mu_;
-  std::condition_variable wait_cv_;
-  uint64_t generation_ = 0;  // guarded by wait_mu_
+  base::Mutex wait_mu_;
+  base::CondVar wait_cv_;
+  uint64_t generation_ ABSL_GUARDED_BY(wait_mu_) = 0;
 };
 
 }  // namespace eagervm::memory

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "eagervm/virtual_machine.h"
+#include "eagervm/memory_stats.h"
 #include "memory/allocator.h"
 
 namespace eagervm::memory {

@@ -1,7 +1,7 @@
 // The built-in ops: their definitions (name, which inputs they mutate). Their
 // kernels are registered by the composition root (InstallKernels,
-// ops/op_registry.h). Built-ins infer shapes in their ops:: functions, so
-// their InferFn is only used by ops::Call.
+// ops/op_registry.h). Built-ins infer shapes in their ops:: functions and
+// register no InferFn, so ops::Call refuses them.
 #include <string_view>
 
 #include "ops/op_registry.h"

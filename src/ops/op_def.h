@@ -2,6 +2,7 @@
 #ifndef EAGERVM_OPS_OP_DEF_H_
 #define EAGERVM_OPS_OP_DEF_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -9,22 +10,57 @@
 
 namespace eagervm::internal {
 
+// A kernel slot that is set at most once and read without a lock. The
+// registry sets it (RegisterKernel, possibly while other threads call the op);
+// op calls read it on their hot path. Set() publishes the kernel with a
+// release store and Get() reads it with an acquire load, so a caller that
+// sees the pointer sees the whole std::function; a caller that does not yet
+// see it gets nullptr ("no kernel"), never a half-written one. The kernel is
+// never replaced or removed, so the pointer stays valid for the OpDef's life
+// (forever: OpDefs are never destroyed).
+class KernelSlot {
+ public:
+  KernelSlot() = default;
+  ~KernelSlot() { delete fn_.load(std::memory_order_relaxed); }
+  KernelSlot(const KernelSlot&) = delete;
+  KernelSlot& operator=(const KernelSlot&) = delete;
+
+  // Any thread, lock-free: the kernel, or nullptr if none is set yet.
+  const KernelFn* Get() const { return fn_.load(std::memory_order_acquire); }
+  explicit operator bool() const { return Get() != nullptr; }
+  // Any thread: sets the kernel; false (and `fn` dropped) if one is set already.
+  bool Set(KernelFn fn) {
+    auto* p = new KernelFn(std::move(fn));
+    const KernelFn* expected = nullptr;
+    if (fn_.compare_exchange_strong(expected, p, std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+      return true;
+    }
+    delete p;
+    return false;
+  }
+
+ private:
+  std::atomic<const KernelFn*> fn_{nullptr};
+};
+
 struct OpDef {
   std::string name;
   InferFn infer;  // custom ops; built-ins infer in their ops:: function
   OpOptions options;
   uint64_t mutated_mask = 0;  // bit i: input i is written
   // A kernel serving every dtype of a device (custom ops) ...
-  KernelFn device_kernel[kNumDeviceTypes];
+  KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.
-  KernelFn typed_kernel[kNumDeviceTypes][kNumDTypes];
+  KernelSlot typed_kernel[kNumDeviceTypes][kNumDTypes];
 
-  // nullptr if there is none. Kernels are never removed, so the pointer is stable.
+  // Any thread, lock-free (two acquire loads). nullptr if there is none yet.
+  // Kernels are never removed or replaced, so the pointer is stable.
   const KernelFn* FindKernel(DeviceType device, DType dtype) const {
-    const KernelFn& t = typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)];
-    if (t) return &t;
-    const KernelFn& d = device_kernel[static_cast<int>(device)];
-    return d ? &d : nullptr;
+    if (const KernelFn* t = typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)].Get()) {
+      return t;
+    }
+    return device_kernel[static_cast<int>(device)].Get();
   }
   bool mutates(int input) const { return (mutated_mask >> input) & 1; }
 };

@@ -30,7 +30,7 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
   def->name = name;
   def->infer = std::move(infer);
   def->options = std::move(options);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (ops_.contains(name)) {
     return absl::AlreadyExistsError(base::Cat("RegisterOp: op '", name, "' is already registered"));
   }
@@ -40,33 +40,33 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
 
 absl::Status OpRegistry::RegisterKernel(std::string_view op, DeviceType device, KernelFn kernel) {
   if (!kernel) return absl::InvalidArgumentError(base::Cat("RegisterKernel(", op, "): empty kernel"));
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(op.data(), op.size()));
   if (it == ops_.end()) {
     return absl::NotFoundError(base::Cat("RegisterKernel: unknown op '", op, "' (RegisterOp it first)"));
   }
-  KernelFn& slot = it->second->device_kernel[static_cast<int>(device)];
-  if (slot) {
+  // Published lock-free: op calls read the slot without mu_ (KernelSlot).
+  if (!it->second->device_kernel[static_cast<int>(device)].Set(std::move(kernel))) {
     return absl::AlreadyExistsError(base::Cat("RegisterKernel: op '", op, "' already has a ",
                                                  device == DeviceType::kCPU ? "cpu" : "cuda", " kernel"));
   }
-  slot = std::move(kernel);
   return absl::OkStatus();
 }
 
 absl::Status OpRegistry::RegisterTypedKernel(std::string_view op, DeviceType device, DType dtype,
                                              KernelFn kernel) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(op.data(), op.size()));
   if (it == ops_.end()) return absl::NotFoundError(base::Cat("unknown op '", op, "'"));
-  KernelFn& slot = it->second->typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)];
-  if (slot) return absl::AlreadyExistsError(base::Cat("op '", op, "' already has this kernel"));
-  slot = std::move(kernel);
+  if (!it->second->typed_kernel[static_cast<int>(device)][static_cast<int>(dtype)].Set(
+          std::move(kernel))) {
+    return absl::AlreadyExistsError(base::Cat("op '", op, "' already has this kernel"));
+  }
   return absl::OkStatus();
 }
 
 const OpDef* OpRegistry::Find(std::string_view name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(name.data(), name.size()));
   return it == ops_.end() ? nullptr : it->second.get();
 }

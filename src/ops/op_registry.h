@@ -4,11 +4,11 @@
 #define EAGERVM_OPS_OP_REGISTRY_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/mutex.h"
 #include "ops/op_def.h"
 
 namespace eagervm::internal {
@@ -30,8 +30,8 @@ class OpRegistry {
 
  private:
   OpRegistry() = default;
-  mutable std::mutex mu_;
-  absl::flat_hash_map<std::string, std::unique_ptr<OpDef>> ops_;  // guarded by mu_
+  mutable base::Mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<OpDef>> ops_ ABSL_GUARDED_BY(mu_);
 };
 
 // The built-in op definitions (ops/builtin_ops.cc); called once by

@@ -1,7 +1,8 @@
 // TraceSink: where a finished trace session goes. The collector hands a sink
 // every thread that recorded something, then its events, then Finish().
-// The Chrome/Perfetto JSON writer is one sink; tests or hosts may add others
-// (Taskflow's observer and TFRT's tracing sink follow the same shape).
+// The Chrome/Perfetto JSON writer is the one sink eagervm has; the interface is
+// internal (not in include/), so only eagervm's own code and tests can add
+// another (Taskflow's observer and TFRT's tracing sink follow the same shape).
 #ifndef EAGERVM_PROFILER_TRACE_SINK_H_
 #define EAGERVM_PROFILER_TRACE_SINK_H_
 

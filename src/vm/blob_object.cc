@@ -1,6 +1,27 @@
 #include "vm/blob_object.h"
 
+#include <exception>
+
+#include "base/log.h"
+
 namespace eagervm::vm {
+namespace {
+
+// A FromBlob deleter is user code that must not throw (tensor.h); one that
+// does is caught here instead of terminating a VM thread. The storage counts
+// as freed either way: the deleter is not called again.
+void RunUserDeleter(const std::function<void(void*)>& deleter, void* data) {
+  try {
+    deleter(data);
+  } catch (const std::exception& e) {
+    EAGERVM_LOG(kError, "the deleter given to FromBlob threw (", e.what(),
+                "); the exception is dropped");
+  } catch (...) {
+    EAGERVM_LOG(kError, "the deleter given to FromBlob threw; the exception is dropped");
+  }
+}
+
+}  // namespace
 
 absl::Status BlobObject::EnsureAllocated(memory::Allocator* allocator) {
   if (data_ != nullptr) return absl::OkStatus();
@@ -14,7 +35,7 @@ absl::Status BlobObject::EnsureAllocated(memory::Allocator* allocator) {
 void BlobObject::Free() {
   if (data_ == nullptr) return;
   if (deleter_) {
-    deleter_(data_);
+    RunUserDeleter(deleter_, data_);
     deleter_ = nullptr;
   } else if (allocator_ != nullptr) {
     allocator_->Deallocate(data_, nbytes_);

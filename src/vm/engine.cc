@@ -27,7 +27,6 @@ bool Engine::Schedule(InstructionList* incoming) {
     progress = true;
   }
   if (!ready_.empty()) progress |= DispatchReady();
-  if (has_new_probes_.load(std::memory_order_acquire) || !probes_.empty()) progress |= RunProbes();
   counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
   return progress;
 }
@@ -181,7 +180,7 @@ bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
 
 void Engine::FlushHandoffs() {
   for (VmStream* s : handoff_streams_) {
-    if (s->handoff.size() > 1) VmCounters::Add<uint64_t>(counters_->fused, s->handoff.size() - 1);
+    if (s->handoff.size() > 1) VmCounters::Add<uint64_t>(counters_->batched, s->handoff.size() - 1);
     s->thread_ctx()->Enqueue(&s->handoff);
   }
   handoff_streams_.clear();
@@ -211,25 +210,6 @@ void Engine::Dispatch(Instruction* instr) {
     if (s->handoff.empty()) handoff_streams_.push_back(s);
     s->handoff.push_back(instr);
   }
-}
-
-void Engine::AddProbe(std::function<bool()> probe) {
-  std::lock_guard<std::mutex> lock(probe_mu_);
-  new_probes_.push_back(std::move(probe));
-  has_new_probes_.store(true, std::memory_order_release);
-}
-
-bool Engine::RunProbes() {
-  if (has_new_probes_.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(probe_mu_);
-    for (auto& p : new_probes_) probes_.push_back(std::move(p));
-    new_probes_.clear();
-    has_new_probes_.store(false, std::memory_order_release);
-  }
-  const size_t before = probes_.size();
-  probes_.erase(std::remove_if(probes_.begin(), probes_.end(), [](auto& p) { return p(); }),
-                probes_.end());
-  return probes_.size() != before;
 }
 
 void Engine::LivelyPush(Instruction* instr) {

@@ -10,8 +10,6 @@
 #ifndef EAGERVM_VM_ENGINE_H_
 #define EAGERVM_VM_ENGINE_H_
 
-#include <functional>
-#include <mutex>
 #include <vector>
 
 #include "vm/instruction.h"
@@ -38,10 +36,6 @@ class Engine {
   bool Empty() const { return lively_count_ == 0; }
   size_t lively_count() const { return lively_count_; }
 
-  // Any thread: `probe` runs on the scheduler thread at the end of each pass
-  // until it returns true.
-  void AddProbe(std::function<bool()> probe);
-
  private:
   bool ReleaseFinished();
   bool RunBarriers();
@@ -54,7 +48,6 @@ class Engine {
   void FlushHandoffs();
   void Release(Instruction* instr);
   void MakeReady(Instruction* instr);
-  bool RunProbes();
   void LivelyPush(Instruction* instr);
   void LivelyErase(Instruction* instr);
 
@@ -69,11 +62,6 @@ class Engine {
   Instruction* lively_tail_ = nullptr;
   size_t lively_count_ = 0;
   std::vector<VmStream*> active_streams_;
-
-  std::mutex probe_mu_;
-  std::vector<std::function<bool()>> new_probes_;  // guarded by probe_mu_
-  std::atomic<bool> has_new_probes_{false};
-  std::vector<std::function<bool()>> probes_;
 };
 
 }  // namespace eagervm::vm

@@ -1,8 +1,9 @@
 #include "vm/instruction_pool.h"
 
 #include <atomic>
-#include <mutex>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace eagervm::vm {
 namespace {
@@ -10,8 +11,8 @@ namespace {
 constexpr size_t kBatch = 64;
 
 struct GlobalFreeList {
-  std::mutex mu;
-  std::vector<Instruction*> free;
+  base::Mutex mu;
+  std::vector<Instruction*> free ABSL_GUARDED_BY(mu);
 };
 // Leaked on purpose: instructions must outlive every thread and static destructor.
 GlobalFreeList& Global() {
@@ -32,7 +33,7 @@ struct LocalCache {
   ~LocalCache() {
     cache_destroyed = true;
     GlobalFreeList& g = Global();
-    std::lock_guard<std::mutex> lock(g.mu);
+    base::MutexLock lock(&g.mu);
     g.free.insert(g.free.end(), acquire.begin(), acquire.end());
     g.free.insert(g.free.end(), recycle.begin(), recycle.end());
   }
@@ -41,7 +42,7 @@ thread_local LocalCache cache;
 
 Instruction* AcquireUncached() {
   GlobalFreeList& g = Global();
-  std::lock_guard<std::mutex> lock(g.mu);
+  base::MutexLock lock(&g.mu);
   if (g.free.empty()) return new Instruction();
   Instruction* i = g.free.back();
   g.free.pop_back();
@@ -73,7 +74,7 @@ Instruction* InstructionPool::Acquire() {
       c.acquire.swap(c.recycle);
     } else {
       GlobalFreeList& g = Global();
-      std::lock_guard<std::mutex> lock(g.mu);
+      base::MutexLock lock(&g.mu);
       const size_t n = std::min(kBatch, g.free.size());
       c.acquire.insert(c.acquire.end(), g.free.end() - n, g.free.end());
       g.free.resize(g.free.size() - n);
@@ -96,7 +97,7 @@ void InstructionPool::Recycle(Instruction* instr) {
   instr->id_.store(0, std::memory_order_relaxed);
   if (cache_destroyed) {
     GlobalFreeList& g = Global();
-    std::lock_guard<std::mutex> lock(g.mu);
+    base::MutexLock lock(&g.mu);
     g.free.push_back(instr);
     return;
   }
@@ -104,7 +105,7 @@ void InstructionPool::Recycle(Instruction* instr) {
   c.recycle.push_back(instr);
   if (c.recycle.size() >= 2 * kBatch) {
     GlobalFreeList& g = Global();
-    std::lock_guard<std::mutex> lock(g.mu);
+    base::MutexLock lock(&g.mu);
     g.free.insert(g.free.end(), c.recycle.end() - kBatch, c.recycle.end());
     c.recycle.resize(c.recycle.size() - kBatch);
   }

@@ -25,7 +25,7 @@ void ThreadCtx::Enqueue(std::vector<Instruction*>* batch) {
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool was_empty;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     was_empty = queue_.empty();
     queue_.insert(queue_.end(), batch->begin(), batch->end());
   }
@@ -43,7 +43,7 @@ void ThreadCtx::Loop() {
     if (parked) wakeups_.fetch_add(1, std::memory_order_relaxed);
     for (;;) {
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        base::MutexLock lock(&mu_);
         batch.swap(queue_);
       }
       if (batch.empty()) break;

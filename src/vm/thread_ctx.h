@@ -1,16 +1,17 @@
-// ThreadCtx: one worker thread serving one or more streams. The scheduler
-// hands it dispatched instructions; it runs them in order and tells the
-// scheduler. It spins for a bounded window after work, then parks (no busy
-// loop while idle).
+// ThreadCtx: the worker thread of one stream (VmImpl creates one per stream
+// whose policy does not run on the scheduler). The scheduler hands it
+// dispatched instructions; it runs them in order and tells the scheduler
+// after each one. It spins for a bounded window after work, then parks (no
+// busy loop while idle).
 #ifndef EAGERVM_VM_THREAD_CTX_H_
 #define EAGERVM_VM_THREAD_CTX_H_
 
 #include <atomic>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/notifier.h"
 #include "vm/instruction.h"
 
@@ -18,7 +19,7 @@ namespace eagervm::vm {
 
 class ThreadCtx {
  public:
-  // `on_done` is notified after each batch of finished instructions.
+  // `on_done` is notified after each instruction the worker has run.
   ThreadCtx(std::string name, base::Notifier* on_done, int64_t spin_ns);
   ~ThreadCtx();  // Close()s and joins
   ThreadCtx(const ThreadCtx&) = delete;
@@ -38,8 +39,8 @@ class ThreadCtx {
   base::Notifier* on_done_;
   int64_t spin_ns_;
   base::Notifier notifier_;
-  std::mutex mu_;
-  std::vector<Instruction*> queue_;  // guarded by mu_
+  base::Mutex mu_;
+  std::vector<Instruction*> queue_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> wakeups_{0};
   std::thread thread_;
 };

@@ -4,10 +4,10 @@
 #include "eagervm/virtual_machine.h"
 
 #include <cstdlib>
-#include <mutex>
 #include <ostream>
 
 #include "vm/vm_options_env.h"
+#include "base/mutex.h"
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "profiler/env_trace.h"
@@ -17,8 +17,8 @@
 namespace eagervm {
 namespace {
 
-std::mutex config_mu;
-VmOptions* configured = nullptr;        // guarded by config_mu
+base::Mutex config_mu;
+VmOptions* configured ABSL_GUARDED_BY(config_mu) = nullptr;
 std::atomic<VirtualMachine*> instance{nullptr};
 
 absl::Status ValidateOptions(const VmOptions& o) {
@@ -45,7 +45,7 @@ VirtualMachine::VirtualMachine(VmOptions opts) : impl_(std::make_unique<vm::VmIm
 
 VirtualMachine& VirtualMachine::Get() {
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
-  std::lock_guard<std::mutex> lock(config_mu);
+  base::MutexLock lock(&config_mu);
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
   VmOptions opts = vm::ResolveVmOptions(configured);  // EAGERVM_* read here, once
   auto* vm = new VirtualMachine(std::move(opts));  // never destroyed; see the file comment
@@ -58,7 +58,7 @@ VirtualMachine& VirtualMachine::Get() {
 absl::Status VirtualMachine::Configure(VmOptions opts) {
   absl::Status s = ValidateOptions(opts);
   if (!s.ok()) return s;
-  std::lock_guard<std::mutex> lock(config_mu);
+  base::MutexLock lock(&config_mu);
   if (instance.load(std::memory_order_acquire) != nullptr) {
     return absl::FailedPreconditionError(
         "VirtualMachine::Configure must be called before the VM is first used");
@@ -79,10 +79,16 @@ absl::Status VirtualMachine::Shutdown() {
 bool VirtualMachine::is_shut_down() const { return impl_->shut_down(); }
 
 absl::Status VirtualMachine::EmptyCache() {
-  absl::Status s = impl_->WaitAll();
+  if (is_shut_down()) {
+    return absl::FailedPreconditionError("EmptyCache(): the eagervm VM has been shut down");
+  }
+  // Sync(), with the caches shrunk between the wait and the error report: a
+  // runtime error is returned, and the memory is given back all the same.
+  absl::Status s = impl_->CheckMayBlock("VirtualMachine::EmptyCache()");
+  if (s.ok()) s = impl_->WaitAll();
   if (!s.ok()) return s;
   impl_->ForEachAllocator([](memory::Allocator* a) { a->Shrink(); });
-  return absl::OkStatus();
+  return impl_->TakeUnreportedErrors();
 }
 
 absl::Status Sync() {
@@ -95,7 +101,7 @@ absl::Status Sync() {
 
 std::string VmStats::ToString() const {
   std::string s = base::Cat("VmStats{received=", received, " dispatched=", dispatched,
-                               " finished=", finished, " failed=", failed, " fused=", fused, " inlined=", inlined,
+                               " finished=", finished, " failed=", failed, " batched=", batched, " inlined=", inlined,
                                " barriers=", barriers, " in_flight=", in_flight,
                                " peak_in_flight=", peak_in_flight,
                                " scheduler_wakeups=", scheduler_wakeups,
@@ -112,11 +118,16 @@ std::string VmStats::ToString() const {
 }
 std::ostream& operator<<(std::ostream& os, const VmStats& s) { return os << s.ToString(); }
 
+// Every field, in declaration order: env_options.cc compares printed options
+// to see which EAGERVM_* variable Configure() overrode, and env_test compares
+// them to check the registry's defaults.
 std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
   return os << "VmOptions{cpu_streams=" << o.cpu_streams
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
             << " inline_max_bytes=" << o.inline_max_bytes
-            << " synchronous=" << o.synchronous << " max_in_flight=" << o.max_in_flight
+            << " synchronous=" << o.synchronous
+            << " cuda_memory_limit=" << o.cuda_memory_limit
+            << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
             << " oom_wait_ms=" << o.oom_wait_ms << "}";
 }

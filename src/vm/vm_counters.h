@@ -19,7 +19,7 @@ struct VmCounters {
   // The scheduler thread.
   alignas(64) std::atomic<uint64_t> dispatched{0};
   std::atomic<uint64_t> finished{0};
-  std::atomic<uint64_t> fused{0};
+  std::atomic<uint64_t> batched{0};  // see VmStats::batched
   std::atomic<uint64_t> inlined{0};
   std::atomic<uint64_t> barriers{0};
   std::atomic<uint64_t> scheduler_wakeups{0};

@@ -50,7 +50,7 @@ absl::StatusOr<VmStream*> VmImpl::GetStream(Stream s) {
   }
   if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
 
-  std::lock_guard<std::mutex> lock(streams_mu_);
+  base::MutexLock lock(&streams_mu_);
   if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
   if (shut_down()) return absl::FailedPreconditionError("the eagervm VM has been shut down");
   const StreamPolicyFactory* factory = backends_.FindFactory(d.type());
@@ -109,7 +109,7 @@ absl::Status VmImpl::AppendPending(InstructionList* list) {
   bool accepted;
   bool was_empty = false;
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    base::MutexLock lock(&pending_mu_);
     accepted = accepting_;
     if (accepted) {
       // Pending only once accepted (instruction_state.h): the scheduler may
@@ -139,9 +139,9 @@ absl::Status VmImpl::AppendPending(InstructionList* list) {
 absl::Status VmImpl::WaitForBackpressure() {
   VmCounters::Bump(counters_.backpressure_waits);
   const int64_t low = options_.max_in_flight / 2;
-  std::unique_lock<std::mutex> lock(bp_mu_);
+  base::MutexLock lock(&bp_mu_);
   bp_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  bp_cv_.wait(lock, [&] { return counters_.in_flight() <= low || shut_down(); });
+  while (counters_.in_flight() > low && !shut_down()) bp_cv_.Wait(&bp_mu_);
   bp_waiters_.fetch_sub(1, std::memory_order_seq_cst);
   return absl::OkStatus();
 }
@@ -149,7 +149,7 @@ absl::Status VmImpl::WaitForBackpressure() {
 bool VmImpl::SchedulePass() {
   PassTrace trace;
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    base::MutexLock lock(&pending_mu_);
     incoming_.Splice(&pending_);
     counters_.pending_depth.store(0, std::memory_order_relaxed);
   }
@@ -161,8 +161,8 @@ bool VmImpl::SchedulePass() {
   trace.End(progress, taken_in, this);
   if (bp_waiters_.load(std::memory_order_seq_cst) > 0 &&
       counters_.in_flight() <= options_.max_in_flight / 2) {
-    std::lock_guard<std::mutex> lock(bp_mu_);
-    bp_cv_.notify_all();
+    base::MutexLock lock(&bp_mu_);
+    bp_cv_.NotifyAll();
   }
   return progress;
 }
@@ -191,7 +191,7 @@ void VmImpl::SchedulerLoop() {
 void VmImpl::DrainOnThisThread() {
   thread_local bool draining = false;
   if (draining) return;  // a kernel dropped a tensor: the running drain picks it up
-  std::lock_guard<std::mutex> lock(engine_mu_);
+  base::MutexLock lock(&engine_mu_);
   draining = true;
   {
     base::ScopedThreadRole role(base::ThreadRole::kScheduler);
@@ -214,9 +214,13 @@ absl::Status VmImpl::WaitAll() {
 absl::Status VmImpl::Sync() {
   absl::Status s = WaitAll();
   if (!s.ok()) return s;
+  return TakeUnreportedErrors();
+}
+
+absl::Status VmImpl::TakeUnreportedErrors() {
   std::deque<ErrorPtr> errors;
   {
-    std::lock_guard<std::mutex> lock(error_mu_);
+    base::MutexLock lock(&error_mu_);
     errors.swap(unreported_);
   }
   ErrorPtr first;
@@ -234,12 +238,12 @@ absl::Status VmImpl::Sync() {
 
 void VmImpl::RecordError(const ErrorPtr& e) {
   VmCounters::Bump(counters_.failed);
-  std::lock_guard<std::mutex> lock(error_mu_);
+  base::MutexLock lock(&error_mu_);
   unreported_.push_back(e);
 }
 
 void VmImpl::ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const {
-  std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(streams_mu_));
+  base::MutexLock lock(&streams_mu_);
   for (const auto& s : owned_streams_) fn(s->allocator());
 }
 
@@ -250,7 +254,7 @@ VmStats VmImpl::GetStats() const {
   s.dispatched = c.dispatched.load(std::memory_order_relaxed);
   s.finished = c.finished.load(std::memory_order_relaxed);
   s.failed = c.failed.load(std::memory_order_relaxed);
-  s.fused = c.fused.load(std::memory_order_relaxed);
+  s.batched = c.batched.load(std::memory_order_relaxed);
   s.inlined = c.inlined.load(std::memory_order_relaxed);
   s.barriers = c.barriers.load(std::memory_order_relaxed);
   s.scheduler_wakeups = c.scheduler_wakeups.load(std::memory_order_relaxed);
@@ -261,7 +265,7 @@ VmStats VmImpl::GetStats() const {
   s.running_depth = c.running_depth.load(std::memory_order_relaxed);
   s.backpressure_waits = c.backpressure_waits.load(std::memory_order_relaxed);
   {
-    std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(streams_mu_));
+    base::MutexLock lock(&streams_mu_);
     for (const auto& t : thread_ctxs_) s.worker_wakeups += t->wakeups();
     std::vector<const memory::Allocator*> allocators;
     for (const auto& st : owned_streams_) allocators.push_back(st->allocator());
@@ -271,14 +275,14 @@ VmStats VmImpl::GetStats() const {
 }
 
 absl::Status VmImpl::Shutdown() {
-  std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
+  base::MutexLock shutdown_lock(&shutdown_mu_);
   if (shut_down()) return absl::OkStatus();
   absl::Status s = vm::CheckMayBlock("VirtualMachine::Shutdown()");
   if (!s.ok()) return s;
   // Drain everything received so far, then stop accepting.
   s = WaitAll();
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    base::MutexLock lock(&pending_mu_);
     accepting_ = false;
   }
   shut_down_.store(true, std::memory_order_release);
@@ -287,11 +291,11 @@ absl::Status VmImpl::Shutdown() {
     scheduler_.join();
   }
   {
-    std::lock_guard<std::mutex> lock(bp_mu_);
-    bp_cv_.notify_all();
+    base::MutexLock lock(&bp_mu_);
+    bp_cv_.NotifyAll();
   }
   {
-    std::lock_guard<std::mutex> lock(streams_mu_);
+    base::MutexLock lock(&streams_mu_);
     for (auto& t : thread_ctxs_) t->Close();
   }
   return s;

@@ -5,16 +5,15 @@
 
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "base/notifier.h"
 #include "memory/device_memory_budget.h"
 #include "eagervm/stream.h"
@@ -59,8 +58,11 @@ class VmImpl final : public VmContext {
   // Blocking waits (user threads; vm::CheckMayBlock first).
   // Waits until every instruction received before it is released.
   absl::Status WaitAll();
-  // WaitAll(), then the first runtime error not yet reported.
+  // WaitAll(), then TakeUnreportedErrors().
   absl::Status Sync();
+  // Any thread, never blocks: the first runtime error that no sync point has
+  // reported yet (noting how many more there are); each counts as reported now.
+  absl::Status TakeUnreportedErrors();
 
   // VmContext.
   void RecordError(const ErrorPtr& e) override;
@@ -88,32 +90,32 @@ class VmImpl final : public VmContext {
   Engine engine_{&counters_, options_.inline_max_bytes};
   base::Notifier scheduler_notifier_;
 
-  std::mutex pending_mu_;
-  InstructionList pending_;    // guarded by pending_mu_
-  bool accepting_ = true;      // guarded by pending_mu_
+  base::Mutex pending_mu_;
+  InstructionList pending_ ABSL_GUARDED_BY(pending_mu_);
+  bool accepting_ ABSL_GUARDED_BY(pending_mu_) = true;
   InstructionList incoming_;   // scheduler thread only
 
-  std::mutex engine_mu_;  // synchronous mode: who drives the engine
+  base::Mutex engine_mu_;  // synchronous mode: who drives the engine
 
   // The CPU device's memory, shared by the allocators of all CPU streams.
   std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget_;
   BackendRegistry backends_;  // filled by the constructor, read-only afterwards
 
-  std::mutex streams_mu_;
+  mutable base::Mutex streams_mu_;
   std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};
   std::array<std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice>, kMaxCudaDevices> cuda_streams_{};
-  std::vector<std::unique_ptr<VmStream>> owned_streams_;  // guarded by streams_mu_
-  std::vector<std::unique_ptr<ThreadCtx>> thread_ctxs_;   // guarded by streams_mu_
+  std::vector<std::unique_ptr<VmStream>> owned_streams_ ABSL_GUARDED_BY(streams_mu_);
+  std::vector<std::unique_ptr<ThreadCtx>> thread_ctxs_ ABSL_GUARDED_BY(streams_mu_);
 
-  std::mutex error_mu_;
-  std::deque<ErrorPtr> unreported_;  // guarded by error_mu_
+  base::Mutex error_mu_;
+  std::deque<ErrorPtr> unreported_ ABSL_GUARDED_BY(error_mu_);
 
-  std::mutex bp_mu_;
-  std::condition_variable bp_cv_;
+  base::Mutex bp_mu_;
+  base::CondVar bp_cv_;
   std::atomic<int> bp_waiters_{0};
 
   std::atomic<bool> shut_down_{false};
-  std::mutex shutdown_mu_;
+  base::Mutex shutdown_mu_;
   std::thread scheduler_;
 };
 

@@ -126,8 +126,12 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   std::unique_ptr<PinnedHostPool> pinned_;
   void* cublas_ = nullptr;
 
-  // Scheduler thread only (mutable: QueryDone is const in the interface but
-  // advances the completion state).
+  // Written by the scheduler thread only (mutable: QueryDone is const in the
+  // interface but advances the completion state). The two sequence numbers
+  // are atomics because pinned_ also reads them, on whichever thread frees or
+  // allocates pinned memory (PinnedHostPool tags a freed block with
+  // launched_seq_ and reuses it once completed_seq_ has passed the tag). The
+  // other fields are touched by the scheduler thread only.
   std::atomic<uint64_t> launched_seq_{0};
   mutable std::atomic<uint64_t> completed_seq_{0};
   mutable uint64_t recorded_seq_ = 0;

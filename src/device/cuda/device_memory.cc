@@ -2,8 +2,8 @@
 
 #include <array>
 #include <limits>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "base/str_cat.h"
 #include "device/cuda/cuda_status.h"
 
@@ -13,8 +13,8 @@ namespace {
 constexpr int kMaxDevices = 16;
 alignas(64) char zero_size_sentinel[64];
 
-std::mutex devices_mu;
-std::array<DeviceMemory*, kMaxDevices> devices{};  // guarded by devices_mu; leaked
+base::Mutex devices_mu;
+std::array<DeviceMemory*, kMaxDevices> devices ABSL_GUARDED_BY(devices_mu) = {};  // leaked
 
 absl::StatusOr<cudaMemPool_t> CreatePool(int device) {
   cudaMemPoolProps props = {};
@@ -37,7 +37,7 @@ absl::StatusOr<DeviceMemory*> DeviceMemory::Get(int device, int64_t limit_bytes)
   if (device < 0 || device >= kMaxDevices) {
     return absl::InvalidArgumentError(base::Cat("cuda:", device, " is out of range"));
   }
-  std::lock_guard<std::mutex> lock(devices_mu);
+  base::MutexLock lock(&devices_mu);
   if (devices[device] == nullptr) {
     // Without memory-pool support (old driver, some virtualised GPUs) fall
     // back to cudaMalloc/cudaFree: correct (cudaFree synchronises), slower.

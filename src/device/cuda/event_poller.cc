@@ -21,21 +21,21 @@ EventPoller::EventPoller(base::Notifier* scheduler, int64_t spin_ns)
 
 EventPoller::~EventPoller() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
   if (thread_.joinable()) thread_.join();
 }
 
 void EventPoller::Watch(cudaEvent_t e) {
   bool was_empty;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     was_empty = incoming_.empty();
     incoming_.push_back(e);
   }
-  if (was_empty) cv_.notify_one();
+  if (was_empty) cv_.NotifyOne();
 }
 
 void EventPoller::Loop() {
@@ -46,9 +46,9 @@ void EventPoller::Loop() {
   int64_t sleep_ns = kMinSleepNs;
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       if (watched.empty()) {
-        cv_.wait(lock, [&] { return stop_ || !incoming_.empty(); });
+        while (!stop_ && incoming_.empty()) cv_.Wait(&mu_);
       }
       if (stop_) return;
       if (!incoming_.empty()) {
@@ -81,8 +81,13 @@ void EventPoller::Loop() {
     }
     // Long-running device work: sleep, so a minute-long kernel costs no core.
     // The doubling keeps the added latency below ~the time already waited.
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, std::chrono::nanoseconds(sleep_ns), [&] { return stop_ || !incoming_.empty(); });
+    {
+      base::MutexLock lock(&mu_);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(sleep_ns);
+      while (!stop_ && incoming_.empty()) {
+        if (cv_.WaitWithDeadline(&mu_, deadline)) break;
+      }
+    }
     sleep_ns = std::min(sleep_ns * 2, kMaxSleepNs);
   }
 }

@@ -14,12 +14,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/notifier.h"
 
 namespace eagervm::device::cuda {
@@ -43,10 +42,10 @@ class EventPoller {
 
   base::Notifier* scheduler_;
   const int64_t spin_ns_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<cudaEvent_t> incoming_;  // guarded by mu_
-  bool stop_ = false;                  // guarded by mu_
+  base::Mutex mu_;
+  base::CondVar cv_;
+  std::vector<cudaEvent_t> incoming_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t notifications_ = 0;         // poller thread only (read for stats)
   std::thread thread_;
 };

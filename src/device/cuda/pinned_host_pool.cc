@@ -23,7 +23,7 @@ int PinnedHostPool::ClassIndex(size_t class_bytes) {
 }
 
 PinnedHostPool::~PinnedHostPool() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   FreeCachedLocked();
   // Pending blocks may still be read by the device; the pool is destroyed only
   // at process exit, when leaking them is the safe choice.
@@ -33,7 +33,7 @@ absl::StatusOr<void*> PinnedHostPool::Allocate(size_t bytes) {
   if (bytes == 0) return static_cast<void*>(zero_size_sentinel);
   const size_t cls = ClassBytes(bytes);
   const int idx = ClassIndex(cls);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (static_cast<int>(free_.size()) <= idx) free_.resize(idx + 1);
   if (free_[idx].empty()) ReclaimLocked(reclaimable_);
   void* p = nullptr;
@@ -66,13 +66,13 @@ absl::StatusOr<void*> PinnedHostPool::Allocate(size_t bytes) {
 void PinnedHostPool::Deallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr || ptr == zero_size_sentinel) return;
   const size_t cls = ClassBytes(bytes);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   in_use_ -= static_cast<int64_t>(cls);
   pending_.push_back(Pending{ptr, cls, launched_->load(std::memory_order_acquire)});
 }
 
 void PinnedHostPool::Reclaim(uint64_t upto) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (upto > reclaimable_) reclaimable_ = upto;
   ReclaimLocked(reclaimable_);
 }
@@ -89,7 +89,7 @@ void PinnedHostPool::ReclaimLocked(uint64_t upto) {
 }
 
 void PinnedHostPool::Shrink() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   ReclaimLocked(reclaimable_);
   FreeCachedLocked();
 }
@@ -105,7 +105,7 @@ void PinnedHostPool::FreeCachedLocked() {
 }
 
 MemoryStats PinnedHostPool::GetStats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   MemoryStats s;
   s.device = Device::Cpu();
   s.bytes_in_use = in_use_;

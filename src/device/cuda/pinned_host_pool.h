@@ -16,9 +16,9 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "memory/allocator.h"
 
 namespace eagervm::device::cuda {
@@ -51,16 +51,21 @@ class PinnedHostPool final : public memory::Allocator {
     uint64_t tag;
   };
   static int ClassIndex(size_t class_bytes);
-  void ReclaimLocked(uint64_t upto);
-  void FreeCachedLocked();
+  void ReclaimLocked(uint64_t upto) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FreeCachedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::atomic<uint64_t>* launched_;
   const std::atomic<uint64_t>* completed_;
-  mutable std::mutex mu_;
-  std::vector<std::vector<void*>> free_;  // by class index; guarded by mu_
-  std::deque<Pending> pending_;           // tag order; guarded by mu_
-  uint64_t reclaimable_ = 0;  // mu_
-  int64_t in_use_ = 0, peak_ = 0, reserved_ = 0, allocs_ = 0, hits_ = 0, misses_ = 0;  // mu_
+  mutable base::Mutex mu_;
+  std::vector<std::vector<void*>> free_ ABSL_GUARDED_BY(mu_);  // by class index
+  std::deque<Pending> pending_ ABSL_GUARDED_BY(mu_);           // tag order
+  uint64_t reclaimable_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t in_use_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t peak_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t reserved_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t allocs_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t hits_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t misses_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace eagervm::device::cuda

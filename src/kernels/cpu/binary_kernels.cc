@@ -65,7 +65,7 @@ struct AddInplace {  // self += other, other broadcast to self's shape
   }
 };
 
-// The scalar was checked to be representable in T by the op (ops/scalar_arg.h).
+// The scalar was checked to be representable in T by the op (CheckScalarFits, ops/op_util.h).
 template <typename Op>
 struct WithScalar {
   template <typename T>
