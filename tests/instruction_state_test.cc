@@ -139,7 +139,7 @@ class EngineStates : public ::testing::Test {
     streams_.push_back(std::make_unique<VmStream>(
         Stream(Device::Cpu(), static_cast<int>(streams_.size())),
         std::make_unique<FakeStream>(auto_done, orders_on_device, /*on_scheduler_thread=*/true),
-        nullptr));
+        nullptr, /*context=*/nullptr));
     return streams_.back().get();
   }
   // A stream served by a real worker thread (ThreadCtx), done when computed.
@@ -148,7 +148,7 @@ class EngineStates : public ::testing::Test {
     streams_.push_back(std::make_unique<VmStream>(
         Stream(Device::Cpu(), static_cast<int>(streams_.size())),
         std::make_unique<FakeStream>(/*auto_done=*/true, false, /*on_scheduler_thread=*/false),
-        workers_.back().get()));
+        workers_.back().get(), /*context=*/nullptr));
     return streams_.back().get();
   }
   BlobObject* Blob() {

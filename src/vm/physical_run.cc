@@ -15,8 +15,8 @@
 namespace eagervm::vm {
 
 namespace internal_run {
-thread_local Builder* t_recorder = nullptr;
-thread_local EagerBuilder* t_eager = nullptr;
+constinit thread_local Builder* t_recorder = nullptr;
+constinit thread_local EagerBuilder* t_eager = nullptr;
 
 absl::Status RunRecorded(Builder* recorder, absl::FunctionRef<absl::Status(Builder*)> build) {
   const size_t mark = recorder->Mark();

@@ -12,9 +12,9 @@ namespace eagervm::vm {
 
 namespace internal_run {
 // This thread's recorder (graph capture), or null: eager.
-extern thread_local Builder* t_recorder;
+extern constinit thread_local Builder* t_recorder;
 // This thread's outermost EagerBuilder while a build callback runs, or null.
-extern thread_local EagerBuilder* t_eager;
+extern constinit thread_local EagerBuilder* t_eager;
 // Sets t_eager for a scope (also when a build callback throws).
 struct EagerScope {
   explicit EagerScope(EagerBuilder* b) { t_eager = b; }

@@ -84,7 +84,7 @@ absl::Status VirtualMachine::EmptyCache() {
   }
   // Sync(), with the caches shrunk between the wait and the error report: a
   // runtime error is returned, and the memory is given back all the same.
-  absl::Status s = impl_->CheckMayBlock("VirtualMachine::EmptyCache()");
+  absl::Status s = vm::CheckMayBlock("VirtualMachine::EmptyCache()");
   if (s.ok()) s = impl_->WaitAll();
   if (!s.ok()) return s;
   impl_->ForEachAllocator([](memory::Allocator* a) { a->Shrink(); });

@@ -1,4 +1,5 @@
-// KernelContext: a kernel's view of its OpCall instruction (KernelArgs).
+// KernelContext: a kernel's view of its OpCall instruction (vm::KernelArgs).
+// In the ops layer, which kernels may depend on; the data is the VM's.
 #include "base/str_cat.h"
 #include "eagervm/custom_op.h"
 #include "vm/kernel_args.h"

@@ -1,0 +1,89 @@
+#include "vm/stream_registry.h"
+
+#include "base/str_cat.h"
+#include "memory/memory_stats.h"
+#include "vm/vm_context.h"
+
+namespace eagervm::vm {
+
+StreamRegistry::StreamRegistry(VmContext* context, base::Notifier* on_done)
+    : context_(context), on_done_(on_done) {
+  InstallBackends(backends_);  // src/runtime/: the CPU and CUDA backends
+}
+
+absl::StatusOr<VmStream*> StreamRegistry::Get(Stream s) {
+  const Device d = s.device();
+  const int index = s.index();
+  const VmOptions& options = context_->options();
+  std::atomic<VmStream*>* slot = nullptr;
+  if (d.is_cpu()) {
+    if (index < 0 || index >= options.cpu_streams) {
+      return absl::InvalidArgumentError(base::Cat("stream index ", index, " on cpu is out of range: ",
+                                                  "VmOptions::cpu_streams is ", options.cpu_streams));
+    }
+    slot = &cpu_streams_[index];
+  } else {
+    const int count = backends_.DeviceCount(d.type());  // CudaDeviceCount(), 0 without CUDA
+    if (d.index() < 0 || d.index() >= kMaxCudaDevices || d.index() >= count) {
+      return absl::FailedPreconditionError(base::Cat(
+          "device ", d.ToString(), " is not available: CudaDeviceCount() is ", count,
+          count == 0 ? " (no CUDA driver or GPU, or eagervm was built without CUDA)" : ""));
+    }
+    if (index < 0 || index >= kMaxStreamsPerDevice) {
+      return absl::InvalidArgumentError(base::Cat("stream index ", index, " on ", d.ToString(),
+                                                  " is out of range [0, ", kMaxStreamsPerDevice, ")"));
+    }
+    slot = &cuda_streams_[d.index()][index];
+  }
+  if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
+
+  base::MutexLock lock(&mu_);
+  if (VmStream* existing = slot->load(std::memory_order_acquire)) return existing;
+  if (closed_) return absl::FailedPreconditionError("the eagervm VM has been shut down");
+  const StreamPolicyFactory* factory = backends_.FindFactory(d.type());
+  if (factory == nullptr) {
+    return absl::FailedPreconditionError(
+        base::Cat("device ", d.ToString(), " has no stream backend in this build"));
+  }
+  absl::StatusOr<std::unique_ptr<StreamPolicy>> made = (*factory)(s, *context_);
+  if (!made.ok()) return made.status();
+  std::unique_ptr<StreamPolicy> policy = std::move(made).value();
+  ThreadCtx* worker = nullptr;
+  if (!policy->OnSchedulerThread()) {
+    workers_.push_back(std::make_unique<ThreadCtx>(
+        base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index), on_done_,
+        options.spin_us * 1000));
+    worker = workers_.back().get();
+  }
+  owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), worker, context_));
+  VmStream* created = owned_streams_.back().get();
+  slot->store(created, std::memory_order_release);
+  return created;
+}
+
+void StreamRegistry::ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const {
+  base::MutexLock lock(&mu_);
+  for (const auto& s : owned_streams_) fn(s->allocator());
+}
+
+uint64_t StreamRegistry::WorkerWakeups() const {
+  base::MutexLock lock(&mu_);
+  uint64_t n = 0;
+  for (const auto& t : workers_) n += t->wakeups();
+  return n;
+}
+
+std::vector<MemoryStats> StreamRegistry::MemoryByDevice() const {
+  base::MutexLock lock(&mu_);
+  std::vector<const memory::Allocator*> allocators;
+  for (const auto& st : owned_streams_) allocators.push_back(st->allocator());
+  return memory::StatsByDevice(allocators);
+}
+
+void StreamRegistry::Close() {
+  base::MutexLock lock(&mu_);
+  closed_ = true;
+  for (auto& t : workers_) t->Close();
+}
+
+}  // namespace eagervm::vm

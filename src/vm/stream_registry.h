@@ -1,0 +1,67 @@
+// StreamRegistry: the VM's streams. Creates each stream on first use with the
+// policy its device's backend makes (BackendRegistry, filled by the
+// composition root) and, for policies that do not run on the scheduler, the
+// worker thread that serves it; looks streams up without a lock afterwards.
+#ifndef EAGERVM_VM_STREAM_REGISTRY_H_
+#define EAGERVM_VM_STREAM_REGISTRY_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/mutex.h"
+#include "base/notifier.h"
+#include "eagervm/memory_stats.h"
+#include "eagervm/stream.h"
+#include "vm/backends.h"
+#include "vm/thread_ctx.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::vm {
+
+class VmContext;
+
+class StreamRegistry {
+ public:
+  static constexpr int kMaxStreamsPerDevice = 64;
+  static constexpr int kMaxCudaDevices = 16;
+
+  // Installs the backends (InstallBackends, vm/backends.h). `context` (the
+  // owning VM) and `on_done` (notified by workers after each instruction)
+  // outlive the registry.
+  StreamRegistry(VmContext* context, base::Notifier* on_done);
+  StreamRegistry(const StreamRegistry&) = delete;
+  StreamRegistry& operator=(const StreamRegistry&) = delete;
+
+  // Any thread. The runtime stream for `s`, created (with its worker) on
+  // first use: one atomic load when it exists. Errors: index out of range,
+  // device absent, no backend, Close()d.
+  absl::StatusOr<VmStream*> Get(Stream s);
+
+  // Any thread; take the registry lock.
+  void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const;
+  uint64_t WorkerWakeups() const;
+  std::vector<MemoryStats> MemoryByDevice() const;
+  // No more streams; each worker finishes what it was handed, then exits.
+  void Close();
+
+ private:
+  VmContext* context_;
+  base::Notifier* on_done_;
+  BackendRegistry backends_;  // filled by the constructor, read-only afterwards
+
+  mutable base::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};
+  std::array<std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice>, kMaxCudaDevices> cuda_streams_{};
+  std::vector<std::unique_ptr<VmStream>> owned_streams_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<ThreadCtx>> workers_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_STREAM_REGISTRY_H_
