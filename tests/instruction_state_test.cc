@@ -24,7 +24,7 @@
 #include "vm/engine.h"
 #include "vm/instruction_pool.h"
 #include "vm/stream_policy.h"
-#include "vm/thread_ctx.h"
+#include "vm/stream_worker.h"
 #include "vm/vm_counters.h"
 #include "vm/vm_stream.h"
 
@@ -142,9 +142,9 @@ class EngineStates : public ::testing::Test {
         nullptr, /*context=*/nullptr));
     return streams_.back().get();
   }
-  // A stream served by a real worker thread (ThreadCtx), done when computed.
+  // A stream served by a real worker thread (StreamWorker), done when computed.
   VmStream* AddWorkerStream() {
-    workers_.push_back(std::make_unique<ThreadCtx>("evm-test", &on_done_, /*spin_ns=*/0));
+    workers_.push_back(std::make_unique<StreamWorker>("evm-test", &on_done_, /*spin_ns=*/0));
     streams_.push_back(std::make_unique<VmStream>(
         Stream(Device::Cpu(), static_cast<int>(streams_.size())),
         std::make_unique<FakeStream>(/*auto_done=*/true, false, /*on_scheduler_thread=*/false),
@@ -196,7 +196,7 @@ class EngineStates : public ::testing::Test {
   base::Notifier on_done_;
   std::vector<std::unique_ptr<BlobObject>> blobs_;
   std::vector<std::unique_ptr<VmStream>> streams_;
-  std::vector<std::unique_ptr<ThreadCtx>> workers_;  // destroyed (joined) first
+  std::vector<std::unique_ptr<StreamWorker>> workers_;  // destroyed (joined) first
 };
 
 // building -> pending -> ready -> running -> (done) -> free, one step at a time.

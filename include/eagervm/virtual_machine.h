@@ -89,7 +89,9 @@ EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmOptions& o);
 
 namespace vm {
 class VmImpl;
-VmImpl& ProcessVm();  // internal (src/vm/process_vm.h)
+namespace internal_vm {
+VmImpl& CreateProcessVm();  // internal (src/vm/process_vm.h)
+}
 }  // namespace vm
 
 class EAGERVM_EXPORT VirtualMachine {
@@ -128,7 +130,7 @@ class EAGERVM_EXPORT VirtualMachine {
 
 
  private:
-  friend vm::VmImpl& vm::ProcessVm();
+  friend vm::VmImpl& vm::internal_vm::CreateProcessVm();
   explicit VirtualMachine(VmOptions opts);
   std::unique_ptr<vm::VmImpl> impl_;
 };

@@ -34,7 +34,7 @@ absl::Status InstructionsBuilder::Call(const OpHandle& op, absl::Span<const Tens
     EAGERVM_RETURN_IF_ERROR(on_stream(outputs[i], "output", i));
   }
   const DType dtype = !in.empty() ? in[0]->dtype() : out[0]->dtype();
-  absl::StatusOr<KernelCall> call = internal::KernelCallFor(def, stream.device().type(), dtype);
+  absl::StatusOr<KernelCall> call = internal::KernelCallFor(def, stream, dtype);
   if (!call.ok()) return call.status();
   std::shared_ptr<const Attrs> shared_attrs;
   if (!attrs.empty()) shared_attrs = std::make_shared<const Attrs>(attrs);

@@ -2,23 +2,23 @@
 
 #include "base/str_cat.h"
 #include "vm/physical_run.h"
+#include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::internal {
 
-absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, DeviceType device, DType dtype) {
-  const KernelFn* kernel = def.FindKernel(device, dtype);
-  if (kernel == nullptr) {
-    return absl::InvalidArgumentError(base::Cat(def.name, ": no ",
-                                                device == DeviceType::kCPU ? "cpu" : "cuda",
-                                                " kernel for dtype ", ToString(dtype)));
-  }
-  vm::KernelCall call;
-  call.name = def.name.c_str();
-  call.kernel = kernel;
-  call.mutated_mask = def.mutated_mask;
-  call.may_run_inline = def.options.small_runs_inline;
-  return call;
+absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype) {
+  absl::StatusOr<vm::VmStream*> s = vm::ResolveStream(stream, def.name);
+  if (!s.ok()) return s.status();
+  return absl::InvalidArgumentError(base::Cat(def.name, ": no ",
+                                              stream.device().is_cpu() ? "cpu" : "cuda",
+                                              " kernel for dtype ", ToString(dtype)));
+}
+
+absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, Stream stream, DType dtype) {
+  const KernelFn* kernel = def.FindKernel(stream.device().type(), dtype);
+  if (kernel == nullptr) return NoKernelError(def, stream, dtype);
+  return KernelCallOf(def, kernel);
 }
 
 absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> inputs,
@@ -46,11 +46,12 @@ absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* co
                       std::shared_ptr<const Attrs> attrs) {
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
   const Device device = first->device();
-  absl::StatusOr<vm::KernelCall> call = KernelCallFor(def, device.type(), dtype);
-  if (!call.ok()) return call.status();
+  const KernelFn* kernel = def.FindKernel(device.type(), dtype);
+  if (kernel == nullptr) [[unlikely]] return NoKernelError(def, Stream::Current(device), dtype);
+  const vm::KernelCall call = KernelCallOf(def, kernel);
   const vm::KernelCallArgs args{inputs, outputs, scalars, std::move(attrs)};
   return vm::PhysicalRun([&](vm::Builder* b) {
-    return b->CallKernel(*call, args, Stream::Current(device));
+    return b->CallKernel(call, args, Stream::Current(device));
   });
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "eagervm/custom_op.h"
+#include "eagervm/stream.h"
 #include "eagervm/tensor.h"
 #include "ops/op_def.h"
 #include "vm/kernel_call.h"
@@ -18,9 +19,21 @@
 
 namespace eagervm::internal {
 
-// The VM's view of `def` running on `device` for `dtype`, or InvalidArgument
-// ("Add: no cuda kernel for dtype bool") if it has no such kernel.
-absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, DeviceType device, DType dtype);
+// The VM's view of `def` running `kernel` (one of its kernels).
+inline vm::KernelCall KernelCallOf(const OpDef& def, const KernelFn* kernel) {
+  vm::KernelCall call;
+  call.name = def.name.c_str();
+  call.kernel = kernel;
+  call.mutated_mask = def.mutated_mask;
+  call.may_run_inline = def.options.small_runs_inline;
+  return call;
+}
+// Why `def` cannot run on `stream` for `dtype`: the stream's own error when
+// it does not exist (e.g. "device cuda:0 is not available"), the more useful
+// message, else InvalidArgument "Add: no cuda kernel for dtype bool".
+absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype);
+// The VM's view of `def` running on `stream` for `dtype`, or NoKernelError.
+absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, Stream stream, DType dtype);
 
 // Checks that custom-op inputs are defined, ok, on one device, and that the
 // op's declared mutated inputs exist: the checks of ops::Call and

@@ -33,8 +33,6 @@ VmContext* Context() { return &ProcessVm(); }
 
 }  // namespace
 
-EagerBuilder::~EagerBuilder() { Rollback(0); }
-
 void EagerBuilder::Rollback(size_t mark) {
   if (list_.size <= mark) return;
   // Keep the first `mark` instructions and every release; recycle the rest.
@@ -47,7 +45,11 @@ void EagerBuilder::Rollback(size_t mark) {
   list_ = kept;
 }
 
-absl::Status EagerBuilder::Finish(absl::Status build_status) {
+absl::Status EagerBuilder::Submit() {
+  return ProcessVm().Receive(&list_, only_releases_ ? Backpressure::kNoWait : Backpressure::kWait);
+}
+
+absl::Status EagerBuilder::FinishSlow(absl::Status build_status) {
   if (!build_status.ok()) Rollback(0);
   if (!list_.empty()) {
     absl::Status s = ProcessVm().Receive(

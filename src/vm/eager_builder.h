@@ -15,7 +15,9 @@ namespace eagervm::vm {
 class EagerBuilder final : public Builder {
  public:
   EagerBuilder() = default;
-  ~EagerBuilder() override;  // discards anything not submitted
+  ~EagerBuilder() override {  // discards anything not submitted
+    if (!list_.empty()) Rollback(0);
+  }
 
   absl::Status CallKernel(const KernelCall& call, const KernelCallArgs& args,
                           Stream stream) override;
@@ -33,9 +35,14 @@ class EagerBuilder final : public Builder {
   // Hands the list to the VM, or, when `build_status` is an error, discards
   // it (except the releases of dropped handles, which are still due) and
   // returns the error.
-  absl::Status Finish(absl::Status build_status);
+  absl::Status Finish(absl::Status build_status) {
+    if (build_status.ok() && !list_.empty()) [[likely]] return Submit();
+    return FinishSlow(std::move(build_status));
+  }
 
  private:
+  absl::Status Submit();
+  absl::Status FinishSlow(absl::Status build_status);
   void Append(Instruction* instr) { list_.PushBack(instr); }
 
   InstructionList list_;

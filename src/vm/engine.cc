@@ -4,7 +4,7 @@
 
 #include "base/thread_role.h"
 #include "vm/instruction_pool.h"
-#include "vm/thread_ctx.h"
+#include "vm/stream_worker.h"
 #include "vm/trace_hooks.h"
 #include "vm/vm_stream.h"
 
@@ -17,7 +17,7 @@ bool Alive(const InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r)
 
 bool Engine::Schedule(InstructionList* incoming) {
   // Every other member (and StreamPolicy::QueryDone, Run on inline streams,
-  // ThreadCtx::Enqueue) is reached from here.
+  // StreamWorker::Enqueue) is reached from here.
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
   if (!active_streams_.empty()) progress |= ReleaseFinished();
@@ -181,14 +181,14 @@ bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
 void Engine::FlushHandoffs() {
   for (VmStream* s : handoff_streams_) {
     if (s->handoff.size() > 1) VmCounters::Add<uint64_t>(counters_->batched, s->handoff.size() - 1);
-    s->thread_ctx()->Enqueue(&s->handoff);
+    s->worker()->Enqueue(&s->handoff);
   }
   handoff_streams_.clear();
 }
 
 void Engine::Dispatch(Instruction* instr) {
   VmStream* s = instr->stream();
-  const bool inline_run = s->thread_ctx() == nullptr || RunsInline(s, instr);
+  const bool inline_run = s->worker() == nullptr || RunsInline(s, instr);
   instr->set_state(InstrState::kRunning);
   s->running.PushBack(instr);
   VmCounters::Add<int64_t>(counters_->running_depth, 1);
@@ -203,7 +203,7 @@ void Engine::Dispatch(Instruction* instr) {
   }
   instr->on_dispatch.clear();
   if (inline_run) {
-    if (s->thread_ctx() != nullptr) VmCounters::Add<uint64_t>(counters_->inlined, 1);
+    if (s->worker() != nullptr) VmCounters::Add<uint64_t>(counters_->inlined, 1);
     ComputeSlice trace(instr);
     s->policy()->Run(s, instr);
   } else {

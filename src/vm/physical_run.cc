@@ -26,7 +26,14 @@ absl::Status RunRecorded(Builder* recorder, absl::FunctionRef<absl::Status(Build
 }
 }  // namespace internal_run
 
-VmImpl& ProcessVm() { return *VirtualMachine::Get().impl_; }
+namespace internal_vm {
+std::atomic<VmImpl*> g_process_vm{nullptr};
+VmImpl& CreateProcessVm() {
+  VmImpl* vm = VirtualMachine::Get().impl_.get();
+  g_process_vm.store(vm, std::memory_order_release);
+  return *vm;
+}
+}  // namespace internal_vm
 
 absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op) {
   VmImpl& vm = ProcessVm();

@@ -5,6 +5,7 @@
 #ifndef EAGERVM_VM_PROCESS_VM_H_
 #define EAGERVM_VM_PROCESS_VM_H_
 
+#include <atomic>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -15,8 +16,20 @@ namespace eagervm::vm {
 class VmImpl;
 class VmStream;
 
-// Any thread. Creates the VM on first use (VirtualMachine::Get()).
-VmImpl& ProcessVm();
+namespace internal_vm {
+// Set once, when the VM is first reached here; the VM is never destroyed.
+extern std::atomic<VmImpl*> g_process_vm;
+VmImpl& CreateProcessVm();  // VirtualMachine::Get(), then g_process_vm
+}  // namespace internal_vm
+
+// Any thread. Creates the VM on first use (VirtualMachine::Get()); after
+// that one load, on every op's path.
+inline VmImpl& ProcessVm() {
+  if (VmImpl* vm = internal_vm::g_process_vm.load(std::memory_order_acquire)) [[likely]] {
+    return *vm;
+  }
+  return internal_vm::CreateProcessVm();
+}
 // Any thread. The runtime stream for `s` (created on first use), or an error
 // naming `op`: the VM was shut down, the device is absent, the index is out of range.
 absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op);

@@ -7,11 +7,11 @@
 namespace eagervm::vm {
 
 StreamRegistry::StreamRegistry(VmContext* context, base::Notifier* on_done)
-    : context_(context), on_done_(on_done) {
+    : context_(context), cpu_stream_count_(context->options().cpu_streams), on_done_(on_done) {
   InstallBackends(backends_);  // src/runtime/: the CPU and CUDA backends
 }
 
-absl::StatusOr<VmStream*> StreamRegistry::Get(Stream s) {
+absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   const Device d = s.device();
   const int index = s.index();
   const VmOptions& options = context_->options();
@@ -48,9 +48,9 @@ absl::StatusOr<VmStream*> StreamRegistry::Get(Stream s) {
   absl::StatusOr<std::unique_ptr<StreamPolicy>> made = (*factory)(s, *context_);
   if (!made.ok()) return made.status();
   std::unique_ptr<StreamPolicy> policy = std::move(made).value();
-  ThreadCtx* worker = nullptr;
+  StreamWorker* worker = nullptr;
   if (!policy->OnSchedulerThread()) {
-    workers_.push_back(std::make_unique<ThreadCtx>(
+    workers_.push_back(std::make_unique<StreamWorker>(
         base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index), on_done_,
         options.spin_us * 1000));
     worker = workers_.back().get();

@@ -18,7 +18,7 @@
 #include "eagervm/memory_stats.h"
 #include "eagervm/stream.h"
 #include "vm/backends.h"
-#include "vm/thread_ctx.h"
+#include "vm/stream_worker.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::vm {
@@ -40,7 +40,13 @@ class StreamRegistry {
   // Any thread. The runtime stream for `s`, created (with its worker) on
   // first use: one atomic load when it exists. Errors: index out of range,
   // device absent, no backend, Close()d.
-  absl::StatusOr<VmStream*> Get(Stream s);
+  absl::StatusOr<VmStream*> Get(Stream s) {
+    const int i = s.index();
+    if (s.device().is_cpu() && i >= 0 && i < cpu_stream_count_) [[likely]] {
+      if (VmStream* existing = cpu_streams_[i].load(std::memory_order_acquire)) return existing;
+    }
+    return GetSlow(s);
+  }
 
   // Any thread; take the registry lock.
   void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const;
@@ -50,7 +56,10 @@ class StreamRegistry {
   void Close();
 
  private:
+  absl::StatusOr<VmStream*> GetSlow(Stream s);
+
   VmContext* context_;
+  const int cpu_stream_count_;  // VmOptions::cpu_streams
   base::Notifier* on_done_;
   BackendRegistry backends_;  // filled by the constructor, read-only afterwards
 
@@ -59,7 +68,7 @@ class StreamRegistry {
   std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};
   std::array<std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice>, kMaxCudaDevices> cuda_streams_{};
   std::vector<std::unique_ptr<VmStream>> owned_streams_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<ThreadCtx>> workers_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<StreamWorker>> workers_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace eagervm::vm

@@ -12,14 +12,14 @@
 
 namespace eagervm::vm {
 
-class ThreadCtx;
+class StreamWorker;
 class VmContext;
 
 class VmStream {
  public:
-  VmStream(Stream id, std::unique_ptr<StreamPolicy> policy, ThreadCtx* thread_ctx,
+  VmStream(Stream id, std::unique_ptr<StreamPolicy> policy, StreamWorker* worker,
            VmContext* context)
-      : id_(id), policy_(std::move(policy)), thread_ctx_(thread_ctx), context_(context) {}
+      : id_(id), policy_(std::move(policy)), worker_(worker), context_(context) {}
   VmStream(const VmStream&) = delete;
   VmStream& operator=(const VmStream&) = delete;
 
@@ -27,7 +27,7 @@ class VmStream {
   StreamPolicy* policy() const { return policy_.get(); }
   memory::Allocator* allocator() const { return policy_->allocator(); }
   // nullptr when the stream runs on the scheduler thread.
-  ThreadCtx* thread_ctx() const { return thread_ctx_; }
+  StreamWorker* worker() const { return worker_; }
   // The VM that owns the stream, for the code it runs (error sink, options).
   VmContext* context() const { return context_; }
 
@@ -42,7 +42,7 @@ class VmStream {
  private:
   Stream id_;
   std::unique_ptr<StreamPolicy> policy_;
-  ThreadCtx* thread_ctx_;
+  StreamWorker* worker_;
   VmContext* context_;
 };
 

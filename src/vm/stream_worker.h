@@ -1,10 +1,10 @@
-// ThreadCtx: the worker thread of one stream (VmImpl creates one per stream
+// StreamWorker: the worker thread of one stream (VmImpl creates one per stream
 // whose policy does not run on the scheduler). The scheduler hands it
 // dispatched instructions; it runs them in order and tells the scheduler
 // after each one. It spins for a bounded window after work, then parks (no
 // busy loop while idle).
-#ifndef EAGERVM_VM_THREAD_CTX_H_
-#define EAGERVM_VM_THREAD_CTX_H_
+#ifndef EAGERVM_VM_STREAM_WORKER_H_
+#define EAGERVM_VM_STREAM_WORKER_H_
 
 #include <atomic>
 #include <string>
@@ -17,13 +17,13 @@
 
 namespace eagervm::vm {
 
-class ThreadCtx {
+class StreamWorker {
  public:
   // `on_done` is notified after each instruction the worker has run.
-  ThreadCtx(std::string name, base::Notifier* on_done, int64_t spin_ns);
-  ~ThreadCtx();  // Close()s and joins
-  ThreadCtx(const ThreadCtx&) = delete;
-  ThreadCtx& operator=(const ThreadCtx&) = delete;
+  StreamWorker(std::string name, base::Notifier* on_done, int64_t spin_ns);
+  ~StreamWorker();  // Close()s and joins
+  StreamWorker(const StreamWorker&) = delete;
+  StreamWorker& operator=(const StreamWorker&) = delete;
 
   // Scheduler thread: queues `batch` (in order) and clears it; wakes the
   // worker on empty->non-empty.
@@ -47,4 +47,4 @@ class ThreadCtx {
 
 }  // namespace eagervm::vm
 
-#endif  // EAGERVM_VM_THREAD_CTX_H_
+#endif  // EAGERVM_VM_STREAM_WORKER_H_

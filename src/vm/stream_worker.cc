@@ -1,4 +1,4 @@
-#include "vm/thread_ctx.h"
+#include "vm/stream_worker.h"
 
 #include <pthread.h>
 
@@ -8,20 +8,20 @@
 
 namespace eagervm::vm {
 
-ThreadCtx::ThreadCtx(std::string name, base::Notifier* on_done, int64_t spin_ns)
+StreamWorker::StreamWorker(std::string name, base::Notifier* on_done, int64_t spin_ns)
     : name_(std::move(name)), on_done_(on_done), spin_ns_(spin_ns) {
   thread_ = std::thread([this] { Loop(); });
 }
 
-ThreadCtx::~ThreadCtx() { Close(); }
+StreamWorker::~StreamWorker() { Close(); }
 
-void ThreadCtx::Close() {
+void StreamWorker::Close() {
   if (!thread_.joinable()) return;
   notifier_.Close();
   thread_.join();
 }
 
-void ThreadCtx::Enqueue(std::vector<Instruction*>* batch) {
+void StreamWorker::Enqueue(std::vector<Instruction*>* batch) {
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool was_empty;
   {
@@ -33,7 +33,7 @@ void ThreadCtx::Enqueue(std::vector<Instruction*>* batch) {
   if (was_empty) notifier_.Notify();
 }
 
-void ThreadCtx::Loop() {
+void StreamWorker::Loop() {
   base::SetCurrentThreadRole(base::ThreadRole::kWorker);
   pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
   std::vector<Instruction*> batch;
