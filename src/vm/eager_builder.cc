@@ -18,7 +18,8 @@ namespace eagervm::vm {
 namespace {
 
 bool IsRelease(const Instruction* i) {
-  return typeid(*i->policy()) == typeid(ReleaseTensorPolicy);
+  const InstructionPolicy& p = *i->policy();
+  return typeid(p) == typeid(ReleaseTensorPolicy);
 }
 
 // Reads go where the storage was last written (no cross-stream edge in the
