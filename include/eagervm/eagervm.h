@@ -5,6 +5,7 @@
 #include "eagervm/custom_op.h"
 #include "eagervm/device.h"
 #include "eagervm/dtype.h"
+#include "eagervm/graph.h"
 #include "eagervm/instructions_builder.h"
 #include "eagervm/log.h"
 #include "eagervm/memory_stats.h"

@@ -24,6 +24,15 @@ void* KernelContext::raw_mutable_input(int i) {
 }
 
 absl::StatusOr<void*> KernelContext::AllocateTemp(size_t bytes) {
+  if (internal::TempRegion* r = args_->temp_region; r != nullptr) {
+    const size_t aligned = (bytes + r->alignment - 1) / r->alignment * r->alignment;
+    r->requested += aligned;
+    if (r->base != nullptr && r->used + aligned <= r->size) {
+      void* p = r->base + r->used;
+      r->used += aligned;
+      return p;
+    }
+  }
   absl::StatusOr<void*> p = args_->stream->allocator()->Allocate(bytes);
   if (p.ok()) args_->temps.emplace_back(*p, bytes);
   return p;

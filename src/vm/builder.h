@@ -21,6 +21,8 @@
 
 namespace eagervm::vm {
 
+class BlobObject;
+class LaunchTarget;
 class VmStream;
 
 // The operands of one kernel call. Tensors are checked by the caller (ops
@@ -54,6 +56,15 @@ class Builder : public InstructionsBuilder {
   virtual absl::Status AccessBlob(const Tensor& t, BlobCallback cb, bool write,
                                   const char* what) = 0;
   virtual absl::Status AddBarrier(std::function<void()> cb, const char* what) = 0;
+  // Part `part` of `target` as one instruction on `stream` (a graph plan's
+  // segment). The caller notes the writes on the storages it touches.
+  virtual absl::Status Launch(std::shared_ptr<LaunchTarget> target, int part, VmStream* stream) = 0;
+  // A storage was made on this thread (NewTensor) while this builder is its
+  // recorder: graph capture tells its own values from parameters this way.
+  virtual void NoteNewStorage(const std::shared_ptr<BlobObject>& blob) {}
+  // An op on this thread was rejected (an error tensor was made) while this
+  // builder is its recorder: capture fails even if the caller ignores it.
+  virtual void NoteRejection(const absl::Status& status) {}
 
   // Recording builders only (PhysicalRun calls them around `build`): a
   // position in the recording, and dropping what was recorded after it.

@@ -7,6 +7,7 @@
 #include "vm/device_copy_policy.h"
 #include "vm/instruction_pool.h"
 #include "vm/kernel_args.h"
+#include "vm/launch_policy.h"
 #include "vm/op_call_policy.h"
 #include "vm/process_vm.h"
 #include "vm/release_tensor_policy.h"
@@ -154,6 +155,16 @@ absl::Status EagerBuilder::ReleaseBlob(std::shared_ptr<BlobObject> blob) {
 absl::Status EagerBuilder::AddBarrier(std::function<void()> cb, const char* what) {
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<BarrierPolicy>(std::move(cb), what, Context());
+  Append(instr);
+  only_releases_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::Launch(std::shared_ptr<LaunchTarget> target, int part,
+                                  VmStream* stream) {
+  Instruction* instr = InstructionPool::Acquire();
+  instr->Emplace<LaunchPolicy>(std::move(target), part);
+  instr->set_stream(stream);
   Append(instr);
   only_releases_ = false;
   return absl::OkStatus();

@@ -26,6 +26,7 @@ class EagerBuilder final : public Builder {
   absl::Status ReleaseBlob(std::shared_ptr<BlobObject> blob) override;
   absl::Status AccessBlob(const Tensor& t, BlobCallback cb, bool write, const char* what) override;
   absl::Status AddBarrier(std::function<void()> cb, const char* what) override;
+  absl::Status Launch(std::shared_ptr<LaunchTarget> target, int part, VmStream* stream) override;
 
   // A position in the list, and dropping what was built after it (a nested
   // PhysicalRun whose build failed); releases are kept, they are still due.

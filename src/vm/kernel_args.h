@@ -25,6 +25,18 @@ struct Operand {
   void* data = nullptr;  // resolved just before the kernel runs
 };
 
+// Kernel temporaries from memory a graph plan reserved (its arena) instead of
+// the stream's allocator. A kernel's requests are bump-allocated from `base`
+// while they fit; `requested` counts what it asked for (the plan sizes the
+// region from it after its first run). Reset by the plan before each kernel.
+struct TempRegion {
+  char* base = nullptr;  // null: nothing reserved yet; count only
+  size_t size = 0;
+  size_t used = 0;
+  size_t requested = 0;
+  size_t alignment = 64;
+};
+
 struct KernelArgs {
   static constexpr int kMaxScalars = 2;
 
@@ -35,6 +47,7 @@ struct KernelArgs {
   uint64_t mutated_mask = 0;
   vm::VmStream* stream = nullptr;
   absl::InlinedVector<std::pair<void*, size_t>, 1> temps;  // freed after the kernel
+  TempRegion* temp_region = nullptr;  // graph plans only
 };
 
 // The instruction behind a KernelContext, for the runtime and its backends

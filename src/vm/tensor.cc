@@ -5,6 +5,7 @@
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "vm/host_access.h"
+#include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {
@@ -26,6 +27,7 @@ Tensor Tensor::Error(absl::Status status) {
   auto impl = std::make_shared<internal::TensorImpl>();
   impl->status = status.ok() ? absl::InternalError("Tensor::Error called with an OK status")
                              : std::move(status);
+  if (vm::Builder* r = vm::CurrentRecorder(); r != nullptr) r->NoteRejection(impl->status);
   return Tensor(std::move(impl));
 }
 

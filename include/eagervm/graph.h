@@ -1,0 +1,79 @@
+// Graph mode: capture a function of tensors once, replay it as one VM launch.
+// docs/graph.md explains the capture rules, parameters and constants, the
+// critical sections, the memory plan and the executor.
+#ifndef EAGERVM_GRAPH_H_
+#define EAGERVM_GRAPH_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "eagervm/export.h"
+#include "eagervm/tensor.h"
+
+namespace eagervm {
+
+struct GraphStats {
+  int64_t captured_nodes = 0;     // ops recorded by Capture
+  int64_t nodes = 0;              // nodes run per Run() after the passes (constants hoisted out)
+  int64_t constant_nodes = 0;     // run once, by the first Run
+  int64_t segments = 0;           // instructions per Run() (critical sections, streams)
+  int64_t arena_bytes = 0;        // planned memory for intermediates and kernel temporaries
+  int64_t lower_bound_bytes = 0;  // peak of simultaneously live intermediate bytes
+  int64_t constant_bytes = 0;     // memory of the hoisted constants
+  int64_t runs = 0;               // Run() calls accepted
+};
+
+struct GraphOptions {
+  // Test mode: after the last use of each intermediate, the executor fills
+  // its arena bytes with a pattern (0xFF: NaN for floats), so a lifetime bug
+  // in the memory plan changes results instead of hiding. CPU arenas only.
+  bool check_lifetimes = false;
+};
+
+// A captured program. Movable and copyable (copies share the plan); Run may
+// be called from several threads at once: runs are ordered, each as if it
+// ran eagerly at the moment Run was called.
+class EAGERVM_EXPORT Graph {
+ public:
+  using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+  // Calls `fn` once, on this thread, with symbolic inputs of these metas: the
+  // ops inside it are recorded and checked (shape and dtype inference runs;
+  // a bad call fails Capture with the op's own InvalidArgument), nothing
+  // runs. Other threads keep running eagerly meanwhile. Real tensors used
+  // inside `fn` are parameters, captured by reference: every Run reads and
+  // writes their current storage. Item, ToVector, Wait, Sync, Barrier,
+  // AccessBlobByCallback, copies between devices, Graph::Run and a nested
+  // Capture inside `fn` fail Capture (FailedPrecondition naming the node),
+  // even if `fn` ignores the error. User threads only; blocks only for
+  // `fn` itself. `fn` need only live for the call.
+  static absl::StatusOr<Graph> Capture(std::vector<TensorMeta> inputs, Fn fn,
+                                       GraphOptions options = {});
+
+  // Never blocks (except for back-pressure, like an eager op): queues the
+  // plan (one instruction per segment, usually one) and returns the outputs,
+  // which are computed asynchronously like eager results. Inputs are read
+  // (and, where `fn` wrote them, written) in place; they must match the
+  // captured metas: InvalidArgument naming the index and both metas, nothing
+  // queued. An output that is an input or a parameter is that tensor (a view
+  // of its storage); other outputs are fresh tensors each run. Any thread
+  // that may run eager ops; `inputs` need only live for the call.
+  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs) const;
+
+  // Never blocks; any thread.
+  GraphStats stats() const;
+
+  struct State;  // the captured program and its plan (src/graph/graph_state.h)
+
+ private:
+  explicit Graph(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace eagervm
+
+#endif  // EAGERVM_GRAPH_H_

@@ -1,0 +1,159 @@
+// The public Graph: Capture (record, then plan) and Run (bind, launch).
+#include "eagervm/graph.h"
+
+#include <atomic>
+#include <exception>
+#include <sstream>
+
+#include "base/str_cat.h"
+#include "graph/plan.h"
+#include "graph/recorder.h"
+#include "graph/run_state.h"
+#include "vm/physical_run.h"
+#include "vm/process_vm.h"
+#include "vm/tensor_impl.h"
+
+namespace eagervm {
+
+struct Graph::State {
+  std::shared_ptr<graph::Plan> plan;
+  std::vector<TensorMeta> input_metas;
+  std::vector<std::shared_ptr<internal::StorageHandle>> parameters;
+  struct Output {
+    int slot;
+    TensorMeta meta;
+    int64_t offset;
+  };
+  std::vector<Output> outputs;
+  mutable std::atomic<int64_t> runs{0};
+};
+
+namespace {
+
+std::string MetaString(const TensorMeta& m) {
+  std::ostringstream os;
+  os << m;
+  return os.str();
+}
+
+}  // namespace
+
+absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, GraphOptions options) {
+  if (vm::Builder* outer = vm::CurrentRecorder(); outer != nullptr) {
+    absl::Status s = absl::FailedPreconditionError(
+        "Graph::Capture: called inside another capture; nested capture is not supported (call the "
+        "inner function directly: its ops are recorded into the outer graph)");
+    outer->NoteRejection(s);
+    return s;
+  }
+  if (absl::Status s = vm::CheckMayBlock("Graph::Capture"); !s.ok()) return s;
+  if (!fn) return absl::InvalidArgumentError("Graph::Capture: empty function");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].shape.IsValid()) {
+      return absl::InvalidArgumentError(
+          base::Cat("Graph::Capture: input ", i, " has an invalid shape ", inputs[i].shape.ToString()));
+    }
+  }
+  graph::Recorder recorder;
+  {
+    vm::ScopedRecorder scope(&recorder);
+    std::vector<Tensor> symbolic = recorder.MakeInputs(inputs);
+    std::vector<Tensor> results;
+    try {
+      results = fn(symbolic);
+    } catch (const std::exception& e) {
+      recorder.Fail(absl::InternalError(base::Cat("Graph::Capture: the function threw: ", e.what())));
+    } catch (...) {
+      recorder.Fail(absl::InternalError("Graph::Capture: the function threw a non-std::exception"));
+    }
+    if (recorder.error().ok()) {
+      if (absl::Status s = recorder.SetOutputs(results); !s.ok()) recorder.Fail(s);
+    }
+  }
+  if (!recorder.error().ok()) return recorder.error();
+
+  auto state = std::make_shared<State>();
+  graph::Program& program = recorder.program();
+  state->input_metas = program.input_metas;
+  state->parameters = program.parameters;
+  std::vector<graph::Value> outputs = program.outputs;
+  absl::StatusOr<std::shared_ptr<graph::Plan>> plan = graph::Plan::Build(std::move(program), options);
+  if (!plan.ok()) return plan.status();
+  state->plan = *std::move(plan);
+  for (const graph::Value& v : outputs) {
+    state->outputs.push_back(State::Output{state->plan->slot_of(v.buffer), v.meta, v.offset});
+  }
+  return Graph(std::move(state));
+}
+
+absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) const {
+  if (state_ == nullptr) return absl::FailedPreconditionError("Graph::Run: a moved-from Graph");
+  const State& st = *state_;
+  if (inputs.size() != st.input_metas.size()) {
+    return absl::InvalidArgumentError(base::Cat("Graph::Run: expected ", st.input_metas.size(),
+                                                " inputs, got ", inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (absl::Status s = internal::CheckTensor(inputs[i], "Graph::Run", base::Cat("input ", i)); !s.ok()) {
+      return s;
+    }
+    if (!(inputs[i].meta() == st.input_metas[i])) {
+      return absl::InvalidArgumentError(base::Cat("Graph::Run: input ", i, " is ", MetaString(inputs[i].meta()),
+                                                  " but the graph was captured with ",
+                                                  MetaString(st.input_metas[i])));
+    }
+  }
+  graph::Plan& plan = *st.plan;
+  const std::vector<graph::BoundSlot>& slots = plan.slots();
+  std::vector<std::shared_ptr<vm::BlobObject>> bound(slots.size());
+  std::vector<std::shared_ptr<internal::StorageHandle>> storage(slots.size());
+  for (size_t s = 0; s < slots.size(); ++s) {
+    const graph::BoundSlot& slot = slots[s];
+    switch (slot.kind) {
+      case graph::BufferKind::kInput: storage[s] = inputs[slot.slot].impl()->storage; break;
+      case graph::BufferKind::kParameter: storage[s] = st.parameters[slot.slot]; break;
+      case graph::BufferKind::kIntermediate:
+        storage[s] = std::make_shared<internal::StorageHandle>(
+            std::make_shared<vm::BlobObject>(slot.nbytes, slot.device));
+        break;
+    }
+    bound[s] = storage[s]->blob();
+    if (slot.written) {
+      // Memory and release come from the writer's stream; reads of the
+      // result go to the caller's current stream, which then waits only for
+      // the segment that last touches it (not for the whole plan).
+      bound[s]->NoteWrite(slot.writer);
+      absl::StatusOr<vm::VmStream*> here = vm::ResolveStream(Stream::Current(slot.device), "Graph::Run");
+      if (here.ok()) bound[s]->NoteWrite(*here);
+    }
+  }
+  std::vector<Tensor> results;
+  results.reserve(st.outputs.size());
+  for (const State::Output& o : st.outputs) {
+    auto impl = std::make_shared<internal::TensorImpl>();
+    impl->meta = o.meta;
+    impl->storage = storage[o.slot];
+    impl->offset = o.offset;
+    results.emplace_back(std::move(impl));
+  }
+  auto run = std::make_shared<graph::RunState>(st.plan, std::move(bound));
+  const auto& segments = plan.segments();
+  absl::Status s = vm::PhysicalRun([&](vm::Builder* b) {
+    for (size_t i = 0; i < segments.size(); ++i) {
+      if (absl::Status l = b->Launch(run, static_cast<int>(i), segments[i].stream); !l.ok()) return l;
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  st.runs.fetch_add(1, std::memory_order_relaxed);
+  return results;
+}
+
+GraphStats Graph::stats() const {
+  if (state_ == nullptr) return GraphStats{};
+  GraphStats s = state_->plan->stats();
+  s.runs = state_->runs.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace eagervm

@@ -1,0 +1,362 @@
+// Plan::Build: the passes (dead code, constants), the segments and the
+// memory layout. The executor is graph/plan_executor.cc.
+#include "graph/plan.h"
+
+#include <algorithm>
+
+#include "base/str_cat.h"
+#include "graph/memory_plan.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::graph {
+
+class PlanBuilder {
+ public:
+  PlanBuilder(Program program, const GraphOptions& options)
+      : p_(std::move(program)), plan_(new Plan()), options_(options) {}
+
+  absl::StatusOr<std::shared_ptr<Plan>> Build() {
+    plan_->check_lifetimes_ = options_.check_lifetimes;
+    plan_->captured_nodes_ = static_cast<int64_t>(p_.nodes.size());
+    plan_->num_inputs_ = static_cast<int>(p_.input_metas.size());
+    plan_->num_parameters_ = static_cast<int>(p_.parameters.size());
+    Accesses();
+    EliminateDeadCode();
+    FindConstants();
+    BindSlots();
+    Segment();
+    LayOutArenas();
+    MakeNodes();
+    return plan_;
+  }
+
+ private:
+  bool intermediate(int b) const { return p_.buffers[b].kind == BufferKind::kIntermediate; }
+
+  void Accesses() {
+    reads_.resize(p_.nodes.size());
+    writes_.resize(p_.nodes.size());
+    for (size_t n = 0; n < p_.nodes.size(); ++n) {
+      const Node& node = p_.nodes[n];
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        reads_[n].push_back(node.inputs[i].buffer);
+        if (node.writes_input(i)) writes_[n].push_back(node.inputs[i].buffer);
+      }
+      for (const Value& v : node.outputs) writes_[n].push_back(v.buffer);
+    }
+    is_output_.assign(p_.buffers.size(), false);
+    for (const Value& v : p_.outputs) is_output_[v.buffer] = true;
+  }
+
+  // A node is live if it writes something the caller sees (an output, an
+  // input, a parameter) or something a live node reads later.
+  void EliminateDeadCode() {
+    std::vector<bool> needed = is_output_;
+    live_.assign(p_.nodes.size(), false);
+    for (size_t n = p_.nodes.size(); n-- > 0;) {
+      for (int w : writes_[n]) {
+        if (!intermediate(w) || needed[w]) live_[n] = true;
+      }
+      if (!live_[n]) continue;
+      for (int r : reads_[n]) needed[r] = true;
+    }
+  }
+
+  // Constants: nodes that read only constant buffers, and constant buffers:
+  // intermediates (not outputs) written only by constant nodes, all before any
+  // other node reads them. Shrunk to a fixed point.
+  void FindConstants() {
+    const size_t nb = p_.buffers.size(), nn = p_.nodes.size();
+    constant_node_ = live_;
+    constant_buffer_.assign(nb, false);
+    for (size_t b = 0; b < nb; ++b) constant_buffer_[b] = intermediate(static_cast<int>(b)) && !is_output_[b];
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t n = 0; n < nn; ++n) {
+        if (!constant_node_[n]) continue;
+        bool ok = true;
+        for (int r : reads_[n]) ok &= constant_buffer_[r];
+        for (int w : writes_[n]) ok &= constant_buffer_[w];
+        if (!ok) constant_node_[n] = false, changed = true;
+      }
+      std::vector<int> last_write(nb, -1), first_main_read(nb, static_cast<int>(nn));
+      std::vector<bool> main_write(nb, false);
+      for (size_t n = 0; n < nn; ++n) {
+        if (!live_[n]) continue;
+        for (int w : writes_[n]) {
+          last_write[w] = static_cast<int>(n);
+          if (!constant_node_[n]) main_write[w] = true;
+        }
+        if (!constant_node_[n]) {
+          for (int r : reads_[n]) first_main_read[r] = std::min(first_main_read[r], static_cast<int>(n));
+        }
+      }
+      for (size_t b = 0; b < nb; ++b) {
+        if (constant_buffer_[b] && (main_write[b] || last_write[b] > first_main_read[b])) {
+          constant_buffer_[b] = false;
+          changed = true;
+        }
+      }
+    }
+    for (size_t n = 0; n < nn; ++n) {
+      if (!live_[n]) continue;
+      (constant_node_[n] ? init_ : main_).push_back(static_cast<int>(n));
+    }
+  }
+
+  // Inputs, then parameters, then the intermediates that are outputs.
+  void BindSlots() {
+    Plan& plan = *plan_;
+    plan.placement_.resize(p_.buffers.size());
+    plan.errors_.resize(p_.buffers.size());
+    for (const Buffer& b : p_.buffers) plan.buffer_bytes_.push_back(b.nbytes);
+    std::vector<int> slot_of_input(p_.input_metas.size()), slot_of_param(p_.parameters.size());
+    std::vector<int> order;
+    for (int kind = 0; kind < 3; ++kind) {
+      for (size_t b = 0; b < p_.buffers.size(); ++b) {
+        const Buffer& buf = p_.buffers[b];
+        const bool take = (kind == 0 && buf.kind == BufferKind::kInput) ||
+                          (kind == 1 && buf.kind == BufferKind::kParameter) ||
+                          (kind == 2 && buf.kind == BufferKind::kIntermediate && is_output_[b]);
+        if (take) order.push_back(static_cast<int>(b));
+      }
+    }
+    // Inputs and parameters keep their index as their slot.
+    plan.slots_.resize(order.size());
+    for (int b : order) {
+      const Buffer& buf = p_.buffers[b];
+      int slot;
+      if (buf.kind == BufferKind::kInput) slot = buf.slot;
+      else if (buf.kind == BufferKind::kParameter) slot = plan.num_inputs_ + buf.slot;
+      else slot = plan.num_inputs_ + plan.num_parameters_ + static_cast<int>(output_buffers_.size());
+      if (buf.kind == BufferKind::kIntermediate) output_buffers_.push_back(b);
+      BoundSlot& s = plan.slots_[slot];
+      s.kind = buf.kind;
+      s.slot = buf.kind == BufferKind::kIntermediate ? -1 : buf.slot;
+      s.nbytes = buf.nbytes;
+      s.device = buf.device;
+      plan.placement_[b] = Placement{Placement::kBound, slot, 0};
+    }
+    for (int n : main_) {
+      for (int w : writes_[n]) {
+        const Placement& pl = plan.placement_[w];
+        if (pl.kind != Placement::kBound) continue;
+        BoundSlot& s = plan.slots_[pl.index];
+        if (!s.written) s.writer = p_.nodes[n].stream;
+        s.written = true;
+      }
+    }
+  }
+
+  void Segment() {
+    Plan& plan = *plan_;
+    // The last main node touching each bound slot: a segment ends there.
+    std::vector<int> last(plan.slots_.size(), -1);
+    for (size_t m = 0; m < main_.size(); ++m) {
+      for (int b : reads_[main_[m]]) MarkLast(b, static_cast<int>(m), &last);
+      for (int b : writes_[main_[m]]) MarkLast(b, static_cast<int>(m), &last);
+    }
+    std::vector<bool> ends_here(main_.size(), false);
+    for (int m : last) {
+      if (m >= 0) ends_here[m] = true;
+    }
+    for (size_t m = 0; m < main_.size(); ++m) {
+      vm::VmStream* s = p_.nodes[main_[m]].stream;
+      if (plan.segments_.empty() || plan.segments_.back().stream != s ||
+          ends_here_prev_) {
+        graph::Segment seg;
+        seg.stream = s;
+        seg.begin = static_cast<int>(m);
+        plan.segments_.push_back(seg);
+      }
+      plan.segments_.back().end = static_cast<int>(m) + 1;
+      ends_here_prev_ = ends_here[m];
+    }
+  }
+  void MarkLast(int buffer, int m, std::vector<int>* last) const {
+    const Placement& pl = plan_->placement_[buffer];
+    if (pl.kind == Placement::kBound) (*last)[pl.index] = m;
+  }
+
+  int ArenaFor(vm::VmStream* s) {
+    for (size_t a = 0; a < plan_->arenas_.size(); ++a) {
+      if (plan_->arenas_[a].stream == s) return static_cast<int>(a);
+    }
+    Arena arena;
+    arena.stream = s;
+    arena.alignment = s->policy()->device().is_cpu() ? 64 : 512;
+    arena.region.alignment = arena.alignment;
+    plan_->arenas_.push_back(std::move(arena));
+    return static_cast<int>(plan_->arenas_.size()) - 1;
+  }
+
+  void LayOutArenas() {
+    Plan& plan = *plan_;
+    const size_t nb = p_.buffers.size();
+    // Constants: in the arena of the first segment's stream (the init phase
+    // runs at the start of the first segment), laid out one after another.
+    if (!plan.segments_.empty()) {
+      const int a = ArenaFor(plan.segments_[0].stream);
+      Arena& arena = plan.arenas_[a];
+      for (int n : init_) {
+        for (int w : writes_[n]) {
+          if (plan.placement_[w].kind != Placement::kNone) continue;
+          plan.placement_[w] = Placement{Placement::kArena, a, arena.constant_bytes};
+          arena.constant_bytes += AlignUp(p_.buffers[w].nbytes, arena.alignment);
+        }
+      }
+    }
+    // Intermediates: each in the arena of the stream that first touches it,
+    // live over [first, last] main node.
+    std::vector<int> first(nb, -1), last(nb, -1), arena_of(nb, -1);
+    for (size_t m = 0; m < main_.size(); ++m) {
+      const int n = main_[m];
+      auto touch = [&](int b) {
+        if (plan.placement_[b].kind != Placement::kNone) return;
+        if (first[b] < 0) {
+          first[b] = static_cast<int>(m);
+          arena_of[b] = ArenaFor(p_.nodes[n].stream);
+        }
+        last[b] = static_cast<int>(m);
+      };
+      for (int b : reads_[n]) touch(b);
+      for (int b : writes_[n]) touch(b);
+    }
+    for (size_t a = 0; a < plan.arenas_.size(); ++a) {
+      Arena& arena = plan.arenas_[a];
+      std::vector<Lifetime> values;
+      std::vector<int> buffers;
+      for (size_t b = 0; b < nb; ++b) {
+        if (arena_of[b] != static_cast<int>(a)) continue;
+        values.push_back(Lifetime{p_.buffers[b].nbytes, first[b], last[b]});
+        buffers.push_back(static_cast<int>(b));
+      }
+      const MemoryPlan mp = PlanMemory(values, arena.alignment);
+      arena.planned_bytes = mp.bytes;
+      arena.lower_bound = mp.lower_bound;
+      for (size_t v = 0; v < buffers.size(); ++v) {
+        plan.placement_[buffers[v]] =
+            Placement{Placement::kArena, static_cast<int>(a), arena.constant_bytes + mp.offsets[v]};
+      }
+    }
+    last_main_use_ = std::move(last);
+  }
+
+  // The executor's nodes, their kernel arguments built once, and the lists
+  // of operands to point at memory as it is bound.
+  void MakeNodes() {
+    Plan& plan = *plan_;
+    plan.init_.resize(init_.size());
+    plan.nodes_.resize(main_.size());
+    for (size_t i = 0; i < init_.size(); ++i) {
+      MakeNode(p_.nodes[init_[i]], init_[i], plan.segments_[0].stream, &plan.init_[i]);
+    }
+    for (size_t m = 0; m < main_.size(); ++m) {
+      PlanNode& pn = plan.nodes_[m];
+      MakeNode(p_.nodes[main_[m]], main_[m], p_.nodes[main_[m]].stream, &pn);
+      for (size_t b = 0; b < p_.buffers.size(); ++b) {
+        if (last_main_use_[b] == static_cast<int>(m) && plan.placement_[b].kind == Placement::kArena) {
+          pn.dying.push_back(static_cast<int>(b));
+        }
+      }
+    }
+    for (graph::Segment& seg : plan.segments_) {
+      bool all_inline = true;
+      size_t bytes = 0;
+      for (int m = seg.begin; m < seg.end; ++m) {
+        const Node& node = p_.nodes[main_[m]];
+        PlanNode& pn = plan.nodes_[m];
+        all_inline &= node.call.may_run_inline || pn.kernel == nullptr;
+        for (const auto& [op, slot, offset] : pn.bound_patches) {
+          seg.patches.push_back({op, slot, offset});
+          auto it = std::find_if(seg.bound.begin(), seg.bound.end(),
+                                 [slot = slot](const auto& e) { return e.first == slot; });
+          if (it == seg.bound.end()) seg.bound.emplace_back(slot, false);
+        }
+        for (int w : writes_[main_[m]]) {
+          const Placement& pl = plan.placement_[w];
+          if (pl.kind != Placement::kBound) continue;
+          for (auto& e : seg.bound) {
+            if (e.first == pl.index) e.second = true;
+          }
+        }
+        for (const internal::Operand& o : pn.args.inputs) bytes += Bytes(o);
+        for (const internal::Operand& o : pn.args.outputs) bytes += Bytes(o);
+      }
+      if (all_inline) seg.inline_bytes = bytes;
+    }
+  }
+  static size_t Bytes(const internal::Operand& o) {
+    return static_cast<size_t>(o.meta.shape.numel()) * SizeOf(o.meta.dtype);
+  }
+
+  void MakeNode(const Node& node, int n, vm::VmStream* stream, PlanNode* out) {
+    Plan& plan = *plan_;
+    out->name = node.name();
+    out->kernel = node.call.kernel;
+    out->host_write = node.host_write;
+    out->reads = reads_[n];
+    out->writes = writes_[n];
+    internal::KernelArgs& args = out->args;
+    args.mutated_mask = node.call.mutated_mask;
+    args.attrs = node.attrs;
+    args.stream = stream;
+    for (int i = 0; i < node.num_scalars; ++i) args.scalars[i] = node.scalars[i];
+    for (const Value& v : node.inputs) args.inputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
+    for (const Value& v : node.outputs) args.outputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
+    out->arena = ArenaFor(stream);
+    args.temp_region = nullptr;  // set below, once the arena vector is final
+    auto place = [&](const Value& v, internal::Operand* op) {
+      const Placement& pl = plan.placement_[v.buffer];
+      if (pl.kind == Placement::kBound) {
+        out->bound_patches.emplace_back(op, pl.index, v.offset);
+      } else {
+        plan.arenas_[pl.index].patches.emplace_back(op, pl.offset + static_cast<size_t>(v.offset));
+      }
+    };
+    for (size_t i = 0; i < node.inputs.size(); ++i) place(node.inputs[i], &args.inputs[i]);
+    for (size_t i = 0; i < node.outputs.size(); ++i) place(node.outputs[i], &args.outputs[i]);
+  }
+
+ public:
+  void Finish() {
+    Plan& plan = *plan_;
+    for (PlanNode& n : plan.init_) n.args.temp_region = &plan.arenas_[n.arena].region;
+    for (PlanNode& n : plan.nodes_) n.args.temp_region = &plan.arenas_[n.arena].region;
+  }
+
+ private:
+  Program p_;
+  std::shared_ptr<Plan> plan_;
+  GraphOptions options_;
+  std::vector<std::vector<int>> reads_, writes_;
+  std::vector<bool> is_output_, live_, constant_node_, constant_buffer_;
+  std::vector<int> init_, main_;  // program node indices, in capture order
+  std::vector<int> output_buffers_;
+  std::vector<int> last_main_use_;
+  bool ends_here_prev_ = false;
+};
+
+absl::StatusOr<std::shared_ptr<Plan>> Plan::Build(Program program, const GraphOptions& options) {
+  PlanBuilder b(std::move(program), options);
+  absl::StatusOr<std::shared_ptr<Plan>> plan = b.Build();
+  if (plan.ok()) b.Finish();
+  return plan;
+}
+
+GraphStats Plan::stats() const {
+  GraphStats s;
+  s.captured_nodes = captured_nodes_;
+  s.nodes = static_cast<int64_t>(nodes_.size());
+  s.constant_nodes = static_cast<int64_t>(init_.size());
+  s.segments = static_cast<int64_t>(segments_.size());
+  for (const Arena& a : arenas_) {
+    s.arena_bytes += static_cast<int64_t>(a.planned_bytes);
+    s.lower_bound_bytes += static_cast<int64_t>(a.lower_bound);
+    s.constant_bytes += static_cast<int64_t>(a.constant_bytes);
+  }
+  s.arena_bytes += temp_bytes_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace eagervm::graph

@@ -1,0 +1,153 @@
+// Plan: a captured Program after the passes, laid out for the executor.
+//
+//   passes   dead-code elimination; constants (nodes that depend on no input
+//            and no parameter) hoisted to an init phase run by the first Run
+//   memory   inputs, parameters and outputs are bound per run (zero copy);
+//            intermediates and constants live in one arena per stream,
+//            planned by lifetime (graph/memory_plan.h); kernel temporaries
+//            come from a region sized by the first run
+//   segments the nodes in capture order, cut where the stream changes and
+//            after the last access of any bound tensor: each segment is one
+//            VM instruction, so eager code waits only for the segment that
+//            last touches its tensor (the critical sections)
+//
+// A plan is shared by every run of its graph; its mutable parts (operand
+// pointers, error marks, the arenas) are touched only by the segment that
+// runs, and every segment writes the plan's token storage, so the VM runs
+// the segments of all runs of one plan one at a time, in order.
+#ifndef EAGERVM_GRAPH_PLAN_H_
+#define EAGERVM_GRAPH_PLAN_H_
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "eagervm/graph.h"
+#include "graph/program.h"
+#include "vm/blob_object.h"
+#include "vm/instruction_policy.h"
+#include "vm/kernel_args.h"
+
+namespace eagervm::graph {
+
+// Where a buffer lives.
+struct Placement {
+  enum Kind : uint8_t { kNone, kBound, kArena } kind = kNone;
+  int index = -1;     // bound slot, or arena
+  size_t offset = 0;  // in the arena
+};
+
+struct PlanNode {
+  const char* name = nullptr;
+  const KernelFn* kernel = nullptr;  // null: a host write
+  vm::BlobCallback host_write;
+  internal::KernelArgs args;     // built once; operand pointers patched as memory is bound
+  std::vector<int> reads;        // buffers, for error forwarding
+  std::vector<int> writes;       // outputs and mutated inputs
+  std::vector<int> dying;        // arena buffers whose last use this is (check mode)
+  // This node's bound operands: (operand, slot, offset in the storage).
+  std::vector<std::tuple<internal::Operand*, int, int64_t>> bound_patches;
+  int arena = -1;                // whose temporary region it uses
+};
+
+struct Arena {
+  vm::VmStream* stream = nullptr;
+  size_t alignment = 64;
+  size_t constant_bytes = 0;  // [0, constant_bytes): hoisted constants
+  size_t planned_bytes = 0;   // then the intermediates
+  size_t lower_bound = 0;
+  char* base = nullptr;       // allocated by the first segment on `stream`
+  char* temp_base = nullptr;  // kernel temporaries, sized after the first run
+  size_t temp_size = 0;
+  size_t temp_needed = 0;
+  internal::TempRegion region;
+  // Operands inside this arena: (operand, offset from base).
+  std::vector<std::pair<internal::Operand*, size_t>> patches;
+};
+
+struct BoundSlot {
+  BufferKind kind;
+  int slot;                          // input or parameter index; output buffers: -1
+  size_t nbytes = 0;
+  Device device;
+  vm::VmStream* writer = nullptr;    // the stream of its first writer (outputs: its producer)
+  bool written = false;
+};
+
+struct Segment {
+  vm::VmStream* stream = nullptr;
+  int begin = 0, end = 0;               // main nodes [begin, end)
+  std::vector<std::pair<int, bool>> bound;  // slot, written
+  // Operands bound per run: (operand, slot, offset in the storage).
+  struct Patch {
+    internal::Operand* operand;
+    int slot;
+    int64_t offset;
+  };
+  std::vector<Patch> patches;
+  size_t inline_bytes = vm::InstructionPolicy::kNotInline;
+};
+
+class Plan {
+ public:
+  // The passes and the layout. `program` is consumed.
+  static absl::StatusOr<std::shared_ptr<Plan>> Build(Program program, const GraphOptions& options);
+  ~Plan();
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  // Runs segment `s` with these storages bound (one per bound slot), on
+  // `stream`'s thread. Never throws.
+  void RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+
+  const std::vector<Segment>& segments() const { return segments_; }
+  const std::vector<BoundSlot>& slots() const { return slots_; }
+  vm::BlobObject* token() const { return &token_; }
+  // The bound slot of a buffer (inputs, parameters, outputs), or -1.
+  int slot_of(int buffer) const {
+    return placement_[buffer].kind == Placement::kBound ? placement_[buffer].index : -1;
+  }
+  int num_inputs() const { return num_inputs_; }
+  int num_parameters() const { return num_parameters_; }
+  GraphStats stats() const;
+
+ private:
+  Plan() : token_(0, Device::Cpu()) {}
+  friend class PlanBuilder;
+
+  void AllocateArenas(vm::VmStream* stream, bool* failed);
+  bool RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow, vm::VmStream* stream,
+                absl::Span<vm::BlobObject* const> bound);
+  bool RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+  absl::Status Execute(PlanNode& n);
+  void AfterNode(PlanNode& n, vm::VmStream* stream);
+  const vm::ErrorPtr& ErrorOf(int buffer, absl::Span<vm::BlobObject* const> bound) const;
+  void SetError(int buffer, const vm::ErrorPtr& e, absl::Span<vm::BlobObject* const> bound);
+  void Fail(PlanNode& n, vm::VmStream* stream, absl::Status s, absl::Span<vm::BlobObject* const> bound);
+
+  std::vector<Placement> placement_;  // per buffer
+  std::vector<BoundSlot> slots_;
+  std::vector<PlanNode> init_;
+  std::vector<PlanNode> nodes_;
+  std::vector<Segment> segments_;
+  std::vector<Arena> arenas_;
+  std::vector<vm::ErrorPtr> errors_;  // per buffer, for those the plan owns
+  std::vector<size_t> buffer_bytes_;
+  int poisoned_ = 0;              // non-null entries of errors_
+  bool initialized_ = false;
+  bool check_lifetimes_ = false;
+  int num_inputs_ = 0;
+  int num_parameters_ = 0;
+  int64_t captured_nodes_ = 0;
+  std::atomic<int64_t> temp_bytes_{0};  // for stats(), from any thread
+  mutable vm::BlobObject token_;  // never allocated: its dependence orders the segments
+};
+
+}  // namespace eagervm::graph
+
+#endif  // EAGERVM_GRAPH_PLAN_H_

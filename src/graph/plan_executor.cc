@@ -1,0 +1,204 @@
+// The flat executor: a segment is a loop over its nodes calling each kernel
+// with the context built at plan time. No allocation, no locks, no
+// std::function copies on this path; errors switch the rest of the segment
+// to a checked loop that forwards and heals them exactly as eager ops do.
+#include <cstring>
+#include <exception>
+
+#include "base/str_cat.h"
+#include "graph/plan.h"
+#include "vm/vm_context.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::graph {
+namespace {
+void* At(const vm::BlobObject* b, int64_t offset) {
+  return b->data() == nullptr ? nullptr : static_cast<char*>(b->data()) + offset;
+}
+}  // namespace
+
+Plan::~Plan() {
+  // The last run's instructions are released (or there were none): no
+  // kernel uses the arenas any more. Freed in the streams' order.
+  for (Arena& a : arenas_) {
+    if (a.base != nullptr) a.stream->allocator()->Deallocate(a.base, a.constant_bytes + a.planned_bytes);
+    if (a.temp_base != nullptr) a.stream->allocator()->Deallocate(a.temp_base, a.temp_size);
+  }
+}
+
+void Plan::AllocateArenas(vm::VmStream* stream, bool* failed) {
+  for (Arena& a : arenas_) {
+    if (a.stream != stream) continue;
+    const size_t bytes = a.constant_bytes + a.planned_bytes;
+    if (a.base == nullptr && bytes > 0) {
+      absl::StatusOr<void*> p = stream->allocator()->Allocate(bytes);
+      if (!p.ok()) {
+        *failed = true;
+        continue;
+      }
+      a.base = static_cast<char*>(*p);
+      for (auto& [op, offset] : a.patches) op->data = a.base + offset;
+    }
+    if (a.temp_needed > a.temp_size) {  // known after the first run
+      if (a.temp_base != nullptr) stream->allocator()->Deallocate(a.temp_base, a.temp_size);
+      a.temp_base = nullptr;
+      a.temp_size = 0;
+      absl::StatusOr<void*> p = stream->allocator()->Allocate(a.temp_needed);
+      if (p.ok()) {  // else the kernels keep asking the allocator
+        a.temp_base = static_cast<char*>(*p);
+        a.temp_size = a.temp_needed;
+        temp_bytes_.fetch_add(static_cast<int64_t>(a.temp_size), std::memory_order_relaxed);
+      }
+      a.region.base = a.temp_base;
+      a.region.size = a.temp_size;
+    }
+  }
+}
+
+const vm::ErrorPtr& Plan::ErrorOf(int buffer, absl::Span<vm::BlobObject* const> bound) const {
+  const Placement& pl = placement_[buffer];
+  return pl.kind == Placement::kBound ? bound[pl.index]->error() : errors_[buffer];
+}
+
+void Plan::SetError(int buffer, const vm::ErrorPtr& e, absl::Span<vm::BlobObject* const> bound) {
+  const Placement& pl = placement_[buffer];
+  if (pl.kind == Placement::kBound) {
+    bound[pl.index]->set_error(e);
+    return;
+  }
+  vm::ErrorPtr& slot = errors_[buffer];
+  poisoned_ += (e != nullptr) - (slot != nullptr);
+  slot = e;
+}
+
+void Plan::Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
+                absl::Span<vm::BlobObject* const> bound) {
+  auto e = std::make_shared<vm::ErrorRecord>(
+      absl::Status(s.code(), base::Cat(n.name, ": ", s.message())));
+  stream->context()->RecordError(e);
+  for (int w : n.writes) SetError(w, e, bound);
+}
+
+absl::Status Plan::Execute(PlanNode& n) {
+  internal::TempRegion* region = n.args.temp_region;
+  region->used = 0;
+  region->requested = 0;
+  absl::Status status;
+  try {
+    if (n.kernel != nullptr) [[likely]] {
+      KernelContext ctx(&n.args);
+      status = (*n.kernel)(ctx);
+    } else {
+      const internal::Operand& out = n.args.outputs[0];
+      n.host_write(nullptr, out.data,
+                   static_cast<size_t>(out.meta.shape.numel()) * SizeOf(out.meta.dtype));
+    }
+  } catch (const std::exception& ex) {
+    status = absl::InternalError(base::Cat("kernel threw: ", ex.what()));
+  } catch (...) {
+    status = absl::InternalError("kernel threw a non-std::exception");
+  }
+  if (!n.args.temps.empty()) [[unlikely]] {  // temporaries beyond the planned region
+    for (auto& [ptr, bytes] : n.args.temps) n.args.stream->allocator()->Deallocate(ptr, bytes);
+    n.args.temps.clear();
+  }
+  Arena& arena = arenas_[n.arena];
+  if (region->requested > arena.temp_needed) [[unlikely]] arena.temp_needed = region->requested;
+  return status;
+}
+
+// The checked path, as OpCallPolicy::Compute: forward an input's error,
+// refuse an input never written, allocate bound outputs, heal on success.
+bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+  for (int r : n.reads) {
+    if (const vm::ErrorPtr& e = ErrorOf(r, bound); e != nullptr) {
+      const vm::ErrorPtr forwarded = e;  // SetError may overwrite the one referred to
+      for (int w : n.writes) SetError(w, forwarded, bound);
+      return false;
+    }
+  }
+  for (size_t i = 0; i < n.args.inputs.size(); ++i) {
+    const Placement& pl = placement_[n.reads[i]];
+    if (pl.kind == Placement::kBound && !bound[pl.index]->allocated()) {
+      Fail(n, stream,
+           absl::FailedPreconditionError(base::Cat("input ", i, " ", n.args.inputs[i].meta.shape.ToString(),
+                                                   " was never written (or its storage was released)")),
+           bound);
+      return false;
+    }
+  }
+  for (int w : n.writes) {
+    const Placement& pl = placement_[w];
+    if (pl.kind != Placement::kBound) continue;
+    absl::Status s = bound[pl.index]->EnsureAllocated(stream->allocator());
+    if (!s.ok()) {
+      Fail(n, stream, std::move(s), bound);
+      return false;
+    }
+  }
+  for (int w : n.writes) {
+    if (placement_[w].kind == Placement::kArena && arenas_[placement_[w].index].base == nullptr &&
+        arenas_[placement_[w].index].constant_bytes + arenas_[placement_[w].index].planned_bytes > 0) {
+      Fail(n, stream, absl::ResourceExhaustedError("the graph's arena could not be allocated"), bound);
+      return false;
+    }
+  }
+  for (auto& [op, slot, offset] : n.bound_patches) op->data = At(bound[slot], offset);
+  absl::Status s = Execute(n);
+  if (!s.ok()) {
+    Fail(n, stream, std::move(s), bound);
+    return false;
+  }
+  for (int w : n.writes) SetError(w, nullptr, bound);
+  return true;
+}
+
+void Plan::AfterNode(PlanNode& n, vm::VmStream* stream) {
+  if (!check_lifetimes_) [[likely]] return;
+  for (int b : n.dying) {
+    const Placement& pl = placement_[b];
+    Arena& a = arenas_[pl.index];
+    if (a.base == nullptr || !a.stream->policy()->device().is_cpu()) continue;
+    std::memset(a.base + pl.offset, 0xFF, buffer_bytes_[b]);
+  }
+}
+
+bool Plan::RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow,
+                    vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+  for (int i = begin; i < end; ++i) {
+    PlanNode& n = nodes[i];
+    if (slow) [[unlikely]] {
+      RunSlow(n, stream, bound);
+    } else {
+      absl::Status s = Execute(n);
+      if (!s.ok()) [[unlikely]] {
+        Fail(n, stream, std::move(s), bound);
+        slow = true;
+      }
+    }
+    AfterNode(n, stream);
+  }
+  return slow;
+}
+
+void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+  const Segment& seg = segments_[s];
+  bool arena_failed = false;
+  AllocateArenas(stream, &arena_failed);
+  bool slow = poisoned_ > 0 || arena_failed;
+  for (const auto& [slot, written] : seg.bound) {
+    vm::BlobObject* b = bound[slot];
+    if (slots_[slot].kind == BufferKind::kIntermediate && !b->EnsureAllocated(stream->allocator()).ok()) {
+      slow = true;  // the writer reports the allocator's error
+    }
+    slow |= b->error() != nullptr || !b->allocated();
+  }
+  for (const Segment::Patch& p : seg.patches) p.operand->data = At(bound[p.slot], p.offset);
+  if (s == 0 && !initialized_) {
+    initialized_ = true;
+    RunNodes(init_, 0, static_cast<int>(init_.size()), /*slow=*/true, stream, bound);
+  }
+  RunNodes(nodes_, seg.begin, seg.end, slow, stream, bound);
+}
+
+}  // namespace eagervm::graph

@@ -1,0 +1,159 @@
+#include "graph/recorder.h"
+
+#include <cstring>
+
+#include "base/str_cat.h"
+#include "vm/physical_run.h"
+#include "vm/process_vm.h"
+#include "vm/tensor_impl.h"
+
+namespace eagervm::graph {
+
+std::vector<Tensor> Recorder::MakeInputs(const std::vector<TensorMeta>& metas) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < metas.size(); ++i) {
+    Tensor t = internal::NewTensor(metas[i]);  // NoteNewStorage keeps its storage
+    buffer_of_[t.impl()->blob()] = static_cast<int>(program_.buffers.size());
+    program_.buffers.push_back(Buffer{BufferKind::kInput, static_cast<int>(i), t.impl()->blob()->nbytes(),
+                                      metas[i].device});
+    written_.push_back(true);
+    inputs.push_back(std::move(t));
+  }
+  program_.input_metas = metas;
+  return inputs;
+}
+
+int Recorder::BufferOf(const Tensor& t) {
+  const vm::BlobObject* blob = t.impl()->blob();
+  auto [it, inserted] = buffer_of_.try_emplace(blob, static_cast<int>(program_.buffers.size()));
+  if (!inserted) return it->second;
+  Buffer b;
+  b.nbytes = blob->nbytes();
+  b.device = blob->device();
+  if (made_here_.contains(blob)) {
+    b.kind = BufferKind::kIntermediate;
+    written_.push_back(false);
+  } else {
+    b.kind = BufferKind::kParameter;
+    b.slot = static_cast<int>(program_.parameters.size());
+    program_.parameters.push_back(t.impl()->storage);  // keeps the user's storage alive
+    written_.push_back(true);
+  }
+  program_.buffers.push_back(b);
+  return it->second;
+}
+
+Value Recorder::ValueOf(const Tensor& t) {
+  return Value{BufferOf(t), t.meta(), t.impl()->offset};
+}
+
+absl::Status Recorder::Refuse(const char* what, const char* why) {
+  absl::Status s = absl::FailedPreconditionError(
+      base::Cat("Graph::Capture: ", what, " cannot be captured (node ", program_.nodes.size(),
+                "): ", why));
+  Fail(s);
+  return s;
+}
+
+absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCallArgs& a,
+                                  Stream stream) {
+  absl::StatusOr<vm::VmStream*> vs = vm::ResolveStream(stream, call.name);
+  if (!vs.ok()) return vs.status();
+  if (a.scalars.size() > internal::KernelArgs::kMaxScalars) {
+    return absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
+  }
+  Node n;
+  n.call = call;
+  n.stream = *vs;
+  n.attrs = a.attrs;
+  n.num_scalars = static_cast<int>(a.scalars.size());
+  for (size_t i = 0; i < a.scalars.size(); ++i) n.scalars[i] = a.scalars[i];
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    Value v = ValueOf(*a.inputs[i]);
+    if (!written_[v.buffer]) {
+      absl::Status s = absl::FailedPreconditionError(
+          base::Cat(call.name, ": input ", i, " ", v.meta.shape.ToString(),
+                    " was never written (node ", program_.nodes.size(), " of the capture)"));
+      Fail(s);
+      return s;
+    }
+    n.inputs.push_back(std::move(v));
+  }
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (n.writes_input(i)) written_[n.inputs[i].buffer] = true;
+  }
+  for (const Tensor* out : a.outputs) {
+    Value v = ValueOf(*out);
+    written_[v.buffer] = true;
+    n.outputs.push_back(std::move(v));
+  }
+  program_.nodes.push_back(std::move(n));
+  return absl::OkStatus();
+}
+
+absl::Status Recorder::AccessBlob(const Tensor& t, vm::BlobCallback cb, bool write,
+                                  const char* what) {
+  // FromVector inside fn: a host write into a storage made here, replayed as
+  // a node (a constant, hoisted out of the runs).
+  if (write && std::strcmp(what, "FromVector") == 0 && made_here_.contains(t.impl()->blob())) {
+    absl::StatusOr<vm::VmStream*> vs = vm::ResolveStream(Stream::Current(t.device()), what);
+    if (!vs.ok()) return vs.status();
+    Node n;
+    n.call.name = "FromVector";
+    n.host_write = std::move(cb);
+    n.stream = *vs;
+    Value v = ValueOf(t);
+    written_[v.buffer] = true;
+    n.outputs.push_back(std::move(v));
+    program_.nodes.push_back(std::move(n));
+    return absl::OkStatus();
+  }
+  return Refuse(what, "a host callback on a value that does not exist yet; call it outside the "
+                      "captured function, on Run's inputs or outputs");
+}
+
+absl::Status Recorder::SyncRead(const Tensor& t, size_t bytes, vm::BlobCallback cb,
+                                const char* what) {
+  return Refuse(what, "it reads a value that does not exist during capture; read Run's outputs "
+                      "instead");
+}
+
+absl::Status Recorder::AddBarrier(std::function<void()> cb, const char* what) {
+  return Refuse(what, "a graph has no host synchronisation inside it; Sync after Run instead");
+}
+
+absl::Status Recorder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {
+  return Refuse(op, "a copy between devices; a graph runs on one device (copy its inputs "
+                    "before Run, its outputs after)");
+}
+
+absl::Status Recorder::Launch(std::shared_ptr<vm::LaunchTarget> target, int part,
+                              vm::VmStream* stream) {
+  return Refuse("Graph::Run", "a graph cannot be run inside another graph's capture");
+}
+
+void Recorder::NoteNewStorage(const std::shared_ptr<vm::BlobObject>& blob) {
+  made_here_.emplace(blob.get(), blob);
+}
+
+absl::Status Recorder::ReleaseBlob(std::shared_ptr<vm::BlobObject> blob) {
+  if (made_here_.contains(blob.get())) return absl::OkStatus();  // the plan owns its lifetime
+  // A real tensor dropped inside fn and not used by it: release it eagerly.
+  vm::ScopedRecorder eager(nullptr);
+  return vm::PhysicalRun([&](vm::Builder* b) { return b->ReleaseBlob(std::move(blob)); });
+}
+
+absl::Status Recorder::SetOutputs(const std::vector<Tensor>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = outputs[i];
+    if (!t.defined()) {
+      return absl::InvalidArgumentError(
+          base::Cat("Graph::Capture: output ", i, " is an undefined tensor"));
+    }
+    if (!t.ok()) return t.status();
+    program_.outputs.push_back(ValueOf(t));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace eagervm::graph
