@@ -1,6 +1,9 @@
 // Trains y = x·W + b by full-batch gradient descent on synthetic data, using
-// only the eagervm ops API. Every step is queued without waiting; the only
-// sync points are the loss prints (one Item() each) and the final read of W, b.
+// only the eagervm ops API, twice: eagerly, then with the training step
+// captured once as a Graph and replayed. Every step is queued without
+// waiting; the only sync points are the loss prints (one Item() each) and the
+// final read of W, b. Prints both times per step and both fits (which must
+// be bitwise equal).
 //
 //   linear_regression [--samples=4096] [--features=8] [--steps=100] [--lr=0.1]
 //                     [--noise=0.1] [--seed=1] [--print-every=10] [--quiet]
@@ -14,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,59 +96,110 @@ int main(int argc, char** argv) {
   Tensor y = ops::MatMul(x, eagervm::FromVector<float>(w_true, {f, 1})) + b_true + noise * o.noise;
   Tensor xt = ops::Transpose(x);  // for the gradient of W, computed once
 
-  // Parameters, updated in place.
-  Tensor w = eagervm::Zeros({f, 1}, DType::kFloat32);
-  Tensor b = eagervm::Zeros({1, 1}, DType::kFloat32);
   if (!y.ok()) return Fail(y.status());  // a rejected call anywhere above ends up here
-
   if (!o.quiet) {
     std::printf("linear regression: %lld samples, %lld features, %d steps, lr %g\n",
                 static_cast<long long>(n), static_cast<long long>(f), o.steps, o.lr);
     std::printf("noise floor (noise^2) = %.6f\n", o.noise * o.noise);
   }
+  // One training step, the same code eagerly and captured: the loss before
+  // the update; W and b are updated in place.
   // loss = mean((x·W + b - y)^2); dloss/dW = 2/n x^T (pred - y); dloss/db = 2/n sum(pred - y).
   const double scale = -o.lr * 2.0 / static_cast<double>(n);
-  float loss = NAN;
-  for (int step = 0; step <= o.steps; ++step) {
+  auto step_fn = [scale](const Tensor& x, const Tensor& xt, const Tensor& y, const Tensor& w,
+                         const Tensor& b) {
     Tensor err = ops::MatMul(x, w) + b - y;  // [n, 1], b broadcasts
-    if (step % o.print_every == 0 || step == o.steps) {
-      absl::StatusOr<float> l = ops::Mean(err * err).Item<float>();  // the only sync point
-      if (!l.ok()) return Fail(l.status());
-      loss = *l;
-      if (!o.quiet) std::printf("step %4d  loss %.6f\n", step, loss);
-    }
-    if (step == o.steps) break;
+    Tensor loss = ops::Mean(err * err);
     absl::Status s = ops::AddInplace(w, ops::MatMul(xt, err) * scale);
     if (s.ok()) s = ops::AddInplace(b, ops::Sum(err, 0, /*keepdim=*/true) * scale);
-    if (!s.ok()) return Fail(s);
-  }
+    return s.ok() ? loss : Tensor::Error(s);
+  };
 
-  absl::StatusOr<std::vector<float>> w_fit = w.ToVector<float>();
-  absl::StatusOr<std::vector<float>> b_fit = b.ToVector<float>();
-  if (!w_fit.ok()) return Fail(w_fit.status());
-  if (!b_fit.ok()) return Fail(b_fit.status());
+  struct Fit {
+    std::vector<float> w, b;
+    float loss = NAN;
+    double us_per_step = 0;
+  };
+  // Trains from zero parameters; with `graph`, the step is captured once
+  // (W and b are parameters, x, xt, y inputs) and replayed.
+  auto train = [&](bool graph, Fit* fit) -> absl::Status {
+    Tensor w = eagervm::Zeros({f, 1}, DType::kFloat32);
+    Tensor b = eagervm::Zeros({1, 1}, DType::kFloat32);
+    std::optional<eagervm::Graph> g;
+    if (graph) {
+      absl::StatusOr<eagervm::Graph> c = eagervm::Graph::Capture(
+          {x.meta(), xt.meta(), y.meta()}, [&](const std::vector<Tensor>& in) {
+            return std::vector<Tensor>{step_fn(in[0], in[1], in[2], w, b)};
+          });
+      if (!c.ok()) return c.status();
+      g = *std::move(c);
+    }
+    EAGERVM_RETURN_IF_ERROR(eagervm::Sync());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int step = 0; step < o.steps; ++step) {
+      Tensor loss;
+      if (g) {
+        const Tensor in[] = {x, xt, y};
+        absl::StatusOr<std::vector<Tensor>> out = g->Run(in);
+        if (!out.ok()) return out.status();
+        loss = (*out)[0];
+      } else {
+        loss = step_fn(x, xt, y, w, b);
+      }
+      if (step % o.print_every == 0 || step + 1 == o.steps) {
+        absl::StatusOr<float> l = loss.Item<float>();  // the only sync point
+        if (!l.ok()) return l.status();
+        fit->loss = *l;
+        if (!o.quiet) std::printf("  %s step %4d  loss %.6f\n", graph ? "graph" : "eager", step, *l);
+      }
+    }
+    EAGERVM_RETURN_IF_ERROR(eagervm::Sync());
+    fit->us_per_step = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+                       std::max(o.steps, 1);
+    EAGERVM_ASSIGN_OR_RETURN(fit->w, w.ToVector<float>());
+    EAGERVM_ASSIGN_OR_RETURN(fit->b, b.ToVector<float>());
+    return absl::OkStatus();
+  };
+  Fit eager_fit, graph_fit;
+  if (absl::Status s = train(/*graph=*/false, &eager_fit); !s.ok()) return Fail(s);
+  if (absl::Status s = train(/*graph=*/true, &graph_fit); !s.ok()) return Fail(s);
+  const std::vector<float>& w_fit = graph_fit.w;
+  const std::vector<float>& b_fit = graph_fit.b;
+  const float loss = graph_fit.loss;
+  const bool same = eager_fit.w == graph_fit.w && eager_fit.b == graph_fit.b;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  double worst = std::fabs((*b_fit)[0] - b_true);
-  for (int64_t i = 0; i < f; ++i) worst = std::fmax(worst, std::fabs((*w_fit)[i] - w_true[i]));
+  double worst = std::fabs(b_fit[0] - b_true);
+  for (int64_t i = 0; i < f; ++i) worst = std::fmax(worst, std::fabs(w_fit[i] - w_true[i]));
   if (!o.quiet) {
-    std::printf("\n%-6s %10s %10s\n", "param", "true", "fitted");
+    std::printf("\n%-6s %10s %10s %10s\n", "param", "true", "eager", "graph");
     for (int64_t i = 0; i < f; ++i) {
-      std::printf("W[%lld]   %10.4f %10.4f\n", static_cast<long long>(i), w_true[i], (*w_fit)[i]);
+      std::printf("W[%lld]   %10.4f %10.4f %10.4f\n", static_cast<long long>(i), w_true[i],
+                  eager_fit.w[i], w_fit[i]);
     }
-    std::printf("b      %10.4f %10.4f\n", b_true, (*b_fit)[0]);
+    std::printf("b      %10.4f %10.4f %10.4f\n", b_true, eager_fit.b[0], b_fit[0]);
+    std::printf("\ntime per step: eager %.1f us, graph %.1f us (%.2fx); fitted parameters %s\n",
+                eager_fit.us_per_step, graph_fit.us_per_step,
+                graph_fit.us_per_step > 0 ? eager_fit.us_per_step / graph_fit.us_per_step : 0.0,
+                same ? "bitwise equal" : "DIFFER");
     std::printf("\nfinal loss %.6f (noise floor %.6f), max |fitted - true| = %.4f\n", loss,
                 o.noise * o.noise, worst);
-    std::printf("wall time %.3f s (%.1f us per step)\n", seconds,
-                o.steps > 0 ? seconds * 1e6 / o.steps : 0.0);
+    std::printf("wall time %.3f s (both trainings)\n", seconds);
     std::printf("%s\n", eagervm::VirtualMachine::Get().GetStats().ToString().c_str());
+  }
+  if (!same) {
+    std::fprintf(stderr, "FAILED: the graph's fitted parameters differ from eager's\n");
+    return 1;
   }
   if (worst > o.tolerance) {
     std::fprintf(stderr, "FAILED: a fitted parameter is %.4f from the truth (tolerance %.4f)\n",
                  worst, o.tolerance);
     return 1;
   }
-  if (o.quiet) std::printf("ok: max |fitted - true| = %.4f, loss %.6f, %.3f s\n", worst, loss, seconds);
+  if (o.quiet) {
+    std::printf("ok: max |fitted - true| = %.4f, loss %.6f; per step eager %.1f us, graph %.1f us\n",
+                worst, loss, eager_fit.us_per_step, graph_fit.us_per_step);
+  }
   return 0;
 }

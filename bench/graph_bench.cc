@@ -1,0 +1,138 @@
+// Graph mode against eager execution and a direct kernel loop, in one run:
+// a 1000-node chain of 1-float AddInplace (graph Run + Sync, per node), the
+// same chain eagerly, the same 1000 kernel calls in a loop, and a 1-node
+// plan against one eager op (each + Sync). oneTBB's prebuilt flow-graph
+// chain, the peer, runs in its own process (bench/peers/tbb_peer_bench.cc,
+// scripts/bench_peers.sh): peers never share a process with eagervm.
+#include <vector>
+
+#include "common/bench_util.h"
+#include "common/direct_kernel.h"
+#include "eagervm/eagervm.h"
+
+namespace eagervm::bench {
+namespace {
+
+constexpr int kNodes = 1000;
+
+void Check(benchmark::State& state, const absl::Status& s) {
+  if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+}
+
+Tensor Scalar1(float v) { return Full({1}, v, DType::kFloat32); }
+const TensorMeta kOneFloat{Shape{1}, DType::kFloat32, Device::Cpu()};
+
+void ExpectValue(benchmark::State& state, const Tensor& t, float want) {
+  absl::StatusOr<float> v = t.Item<float>();
+  if (!v.ok()) return Check(state, v.status());
+  if (*v != want) state.SkipWithError("wrong result");
+}
+
+Graph ChainGraph(const Tensor& one, int nodes) {
+  absl::StatusOr<Graph> g = Graph::Capture({kOneFloat}, [&](const std::vector<Tensor>& in) {
+    for (int i = 0; i < nodes; ++i) (void)ops::AddInplace(in[0], one);
+    return std::vector<Tensor>{};
+  });
+  if (!g.ok()) std::abort();
+  return *std::move(g);
+}
+
+// Graph::Run of the captured chain, then Sync: time per node.
+void BM_GraphChain(benchmark::State& state) {
+  Tensor t = Scalar1(0), one = Scalar1(1);
+  const Graph g = ChainGraph(one, kNodes);
+  OpTimer timer;
+  float expect = 0;
+  for (auto _ : state) {
+    const int64_t t0 = WallNanos();
+    const Tensor in[] = {t};
+    Check(state, g.Run(in).status());
+    Check(state, Sync());
+    timer.Add(WallNanos() - t0, kNodes);
+    expect += kNodes;
+  }
+  timer.Report(state);
+  ExpectValue(state, t, expect);
+}
+BENCHMARK(BM_GraphChain)->UseRealTime();
+
+// The same 1000 ops eagerly, then Sync.
+void BM_EagerChain(benchmark::State& state) {
+  Tensor t = Scalar1(0), one = Scalar1(1);
+  OpTimer timer;
+  float expect = 0;
+  for (auto _ : state) {
+    const int64_t t0 = WallNanos();
+    for (int i = 0; i < kNodes; ++i) Check(state, ops::AddInplace(t, one));
+    Check(state, Sync());
+    timer.Add(WallNanos() - t0, kNodes);
+    expect += kNodes;
+  }
+  timer.Report(state);
+  ExpectValue(state, t, expect);
+}
+BENCHMARK(BM_EagerChain)->UseRealTime();
+
+// The 1000 kernel calls in a direct loop: the physical limit.
+void BM_DirectChain(benchmark::State& state) {
+  float t = 0, one = 1;
+  DirectKernel k("AddInplace", {1}, {&t, &one}, {});
+  OpTimer timer;
+  for (auto _ : state) {
+    const int64_t t0 = WallNanos();
+    for (int i = 0; i < kNodes; ++i) {
+      if (!k.Call()) state.SkipWithError("kernel failed");
+    }
+    benchmark::DoNotOptimize(t);
+    timer.Add(WallNanos() - t0, kNodes);
+  }
+  timer.Report(state);
+}
+BENCHMARK(BM_DirectChain)->UseRealTime();
+
+// A 1-node plan Run + Sync: the fixed cost of a launch.
+void BM_GraphOneNode(benchmark::State& state) {
+  Tensor t = Scalar1(0), one = Scalar1(1);
+  const Graph g = ChainGraph(one, 1);
+  OpTimer timer;
+  for (auto _ : state) {
+    const int64_t t0 = WallNanos();
+    const Tensor in[] = {t};
+    Check(state, g.Run(in).status());
+    Check(state, Sync());
+    timer.Add(WallNanos() - t0, 1);
+  }
+  timer.Report(state);
+  ExpectValue(state, t, static_cast<float>(state.iterations()));
+}
+BENCHMARK(BM_GraphOneNode)->UseRealTime();
+
+// One eager op + Sync.
+void BM_EagerOneOp(benchmark::State& state) {
+  Tensor t = Scalar1(0), one = Scalar1(1);
+  OpTimer timer;
+  for (auto _ : state) {
+    const int64_t t0 = WallNanos();
+    Check(state, ops::AddInplace(t, one));
+    Check(state, Sync());
+    timer.Add(WallNanos() - t0, 1);
+  }
+  timer.Report(state);
+  ExpectValue(state, t, static_cast<float>(state.iterations()));
+}
+BENCHMARK(BM_EagerOneOp)->UseRealTime();
+
+}  // namespace
+}  // namespace eagervm::bench
+
+int main(int argc, char** argv) {
+  using eagervm::bench::Ratio;
+  return eagervm::bench::RunWithRatios(
+      argc, argv,
+      {
+          {"1000-node chain: graph replay / eager, per node", "BM_GraphChain", "BM_EagerChain", "<= 0.1x"},
+          {"1000-node chain: graph replay / direct kernel loop", "BM_GraphChain", "BM_DirectChain", ""},
+          {"1000-node chain: eager / direct kernel loop", "BM_EagerChain", "BM_DirectChain", ""},
+          {"1-node plan Run+Sync / one eager op + Sync", "BM_GraphOneNode", "BM_EagerOneOp", "<= 2x"},
+      });
+}
