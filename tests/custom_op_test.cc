@@ -138,6 +138,33 @@ TEST(CustomOp, InferErrorsAreReturnedAndQueueNothing) {
   EXPECT_TRUE(Sync().ok());
 }
 
+// ops::Call lends each thread one vector of input metas; an InferFn that calls
+// an op itself must still see its own inputs afterwards.
+TEST(CustomOp, InferFnMayCallAnOp) {
+  const absl::Status affine = RegisterAffine();  // or an earlier test did
+  ASSERT_TRUE(affine.ok() || affine.code() == absl::StatusCode::kAlreadyExists) << affine;
+  ASSERT_TRUE(RegisterOp("test.InferCallsAffine", [](const std::vector<TensorMeta>& in, const Attrs&)
+                                                      -> absl::StatusOr<std::vector<TensorMeta>> {
+                auto inner = ops::Call("test.Affine", {Full({1}, 1.0f, DType::kFloat32)},
+                                       {{"factor", 2.0}});
+                if (!inner.ok()) return inner.status();
+                if (in.size() != 2 || in[0].shape != Shape{2} || in[1].shape != Shape{3}) {
+                  return absl::InternalError("the nested call clobbered the input metas");
+                }
+                return std::vector<TensorMeta>{in[1]};
+              }).ok());
+  ASSERT_TRUE(RegisterKernel("test.InferCallsAffine", DeviceType::kCPU, [](KernelContext& ctx) {
+                std::memcpy(ctx.output<float>(0), ctx.input<float>(1), 3 * sizeof(float));
+                return absl::OkStatus();
+              }).ok());
+  for (int round = 0; round < 2; ++round) {  // the second finds the vector given back
+    auto y = ops::Call("test.InferCallsAffine", {Make<float>({1, 2}, {2}), Make<float>({3, 4, 5}, {3})});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{3, 4, 5}));
+  }
+  EXPECT_TRUE(Sync().ok());
+}
+
 TEST(CustomOp, MutatedInputsAreOrderedAgainstEarlierReads) {
   OpOptions opts;
   opts.mutated_inputs = {0};

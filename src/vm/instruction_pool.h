@@ -1,6 +1,6 @@
 // InstructionPool: recycles instructions so steady state allocates nothing per
-// op. Instructions are never returned to the system (dependences may hold
-// stale pointers to them; see dependence.h).
+// op. Instructions are allocated in blocks and never returned to the system
+// (dependences may hold stale pointers to them; see dependence.h).
 //
 // Threads: Acquire on any submitting thread, Recycle on the scheduler (or in
 // the synchronous mode, the submitting thread). A global free list under a
