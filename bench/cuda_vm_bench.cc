@@ -5,7 +5,10 @@
 //   2. Item() latency of a 1-float CUDA tensor, vs a raw cudaMemcpyAsync into
 //      pinned memory + cudaStreamSynchronize (goal <= 1.2x);
 //   3. 1 GiB float32 add through the VM, vs a raw device-to-device copy of
-//      1 GiB (bandwidths counting bytes read + written).
+//      1 GiB (bandwidths counting bytes read + written);
+//   4. 1000 dependent tiny kernels: eager, a graph through the flat executor
+//      and a graph replayed as a CUDA graph, vs a raw launch loop and a raw
+//      cudaGraphLaunch of the same kernels.
 // A plain main (no Google Benchmark loop): each case has a fixed, short
 // budget so the whole run stays within seconds, and the output is one table.
 #include <cuda_runtime_api.h>
@@ -144,6 +147,89 @@ Row BigAdd(int reps) {
   return {"1 GiB add vs D2D copy (bandwidth)", Median(vm), Median(raw), "GB/s", true, "report"};
 }
 
+// 4. 1000 dependent tiny kernels (MulScalarInplace on 1 float) + sync, in us:
+// eagerly, as a graph through the flat executor, as a graph replayed by one
+// CUDA graph launch, against a raw launch loop and a raw cudaGraphLaunch.
+std::vector<Row> ThousandKernels(int reps) {
+  constexpr int kN = 1000;
+  Tensor x = eagervm::Full({1}, 1.0f, DType::kFloat32, Device::Cuda(0));
+  (void)x.Wait();
+  auto capture = [&](bool device_graphs) {
+    eagervm::GraphOptions o;
+    o.device_graphs = device_graphs;
+    auto g = eagervm::Graph::Capture(
+        {x.meta()},
+        [&](const std::vector<Tensor>& in) {
+          for (int i = 0; i < kN; ++i) (void)eagervm::ops::MulScalarInplace(in[0], 1.0f);
+          return std::vector<Tensor>{};
+        },
+        o);
+    if (!g.ok()) {
+      std::fprintf(stderr, "Graph::Capture: %s\n", g.status().ToString().c_str());
+      std::exit(1);
+    }
+    return *std::move(g);
+  };
+  const eagervm::Graph flat = capture(false), replay = capture(true);
+  auto time_us = [&](auto&& body) {
+    body();
+    body();  // warm-up (the replay records its CUDA graph on the second run)
+    std::vector<double> v;
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = Clock::now();
+      body();
+      v.push_back(Seconds(Clock::now() - t0) * 1e6);
+    }
+    return Median(v);
+  };
+  const Tensor in[] = {x};
+  const double eager = time_us([&] {
+    for (int i = 0; i < kN; ++i) (void)eagervm::ops::MulScalarInplace(x, 1.0f);
+    (void)eagervm::Sync();
+  });
+  const double flat_us = time_us([&] {
+    (void)flat.Run(in);
+    (void)eagervm::Sync();
+  });
+  const double replay_us = time_us([&] {
+    (void)replay.Run(in);
+    (void)eagervm::Sync();
+  });
+  cudaStream_t s;
+  Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  float* d = nullptr;
+  Check(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(float)), "cudaMalloc");
+  kc::ScalarArg one;
+  one.f = 1.0;
+  const double raw_loop = time_us([&] {
+    for (int i = 0; i < kN; ++i) (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s);
+    Check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  });
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  Check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  for (int i = 0; i < kN; ++i) (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s);
+  Check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
+  Check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  const double raw_graph = time_us([&] {
+    Check(cudaGraphLaunch(exec, s), "cudaGraphLaunch");
+    Check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  });
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(d);
+  cudaStreamDestroy(s);
+  const eagervm::GraphStats st = replay.stats();
+  std::printf("graph replay: %lld CUDA graph launches, %lld fallbacks\n",
+              static_cast<long long>(st.device_graph_runs), static_cast<long long>(st.device_graph_fallbacks));
+  return {{"1000 tiny kernels: eager vs raw launch loop", eager, raw_loop, "us", false, "report"},
+          {"1000 tiny kernels: graph, flat executor vs raw launch loop", flat_us, raw_loop, "us", false, "report"},
+          {"1000 tiny kernels: graph, CUDA-graph replay vs raw launch loop", replay_us, raw_loop, "us", false,
+           "report"},
+          {"1000 tiny kernels: graph, CUDA-graph replay vs raw cudaGraphLaunch", replay_us, raw_graph, "us",
+           false, "<= 1.5x"}};
+}
+
 }  // namespace
 
 int main() {
@@ -153,6 +239,7 @@ int main() {
   }
   const bool quick = std::getenv("EAGERVM_BENCH_QUICK") != nullptr;
   std::vector<Row> rows = {TinyOpRate(quick ? 2000 : 20000), ItemLatency(quick ? 200 : 2000), BigAdd(quick ? 2 : 5)};
+  for (const Row& r : ThousandKernels(quick ? 5 : 20)) rows.push_back(r);
   std::printf("\n| case | eagervm | raw CUDA | unit | ratio | goal |\n|---|---:|---:|---|---:|---|\n");
   for (const Row& r : rows) {
     std::printf("| %s | %.3g | %.3g | %s | %.2fx | %s |\n", r.name, r.vm, r.raw, r.unit, r.vm / r.raw, r.goal);

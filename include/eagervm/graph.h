@@ -25,6 +25,8 @@ struct GraphStats {
   int64_t lower_bound_bytes = 0;  // peak of simultaneously live intermediate bytes
   int64_t constant_bytes = 0;     // memory of the hoisted constants
   int64_t runs = 0;               // Run() calls accepted
+  int64_t device_graph_runs = 0;       // segments replayed as one CUDA graph launch
+  int64_t device_graph_fallbacks = 0;  // captures that failed (the flat executor ran instead)
 };
 
 struct GraphOptions {
@@ -32,6 +34,10 @@ struct GraphOptions {
   // its arena bytes with a pattern (0xFF: NaN for floats), so a lifetime bug
   // in the memory plan changes results instead of hiding. CPU arenas only.
   bool check_lifetimes = false;
+  // Replay each CUDA segment as a CUDA graph from its second run on (after
+  // one warm-up run through the flat executor), falling back to the flat
+  // executor if recording fails. No effect on CPU segments.
+  bool device_graphs = true;
 };
 
 // A captured program. Movable and copyable (copies share the plan); Run may

@@ -261,17 +261,18 @@ class PlanBuilder {
       }
     }
     for (graph::Segment& seg : plan.segments_) {
-      bool all_inline = true;
+      bool all_inline = true, has_host_write = false;
       size_t bytes = 0;
       for (int m = seg.begin; m < seg.end; ++m) {
         const Node& node = p_.nodes[main_[m]];
         PlanNode& pn = plan.nodes_[m];
         all_inline &= node.call.may_run_inline || pn.kernel == nullptr;
+        has_host_write |= pn.kernel == nullptr;
         for (const auto& [op, slot, offset] : pn.bound_patches) {
-          seg.patches.push_back({op, slot, offset});
           auto it = std::find_if(seg.bound.begin(), seg.bound.end(),
                                  [slot = slot](const auto& e) { return e.first == slot; });
-          if (it == seg.bound.end()) seg.bound.emplace_back(slot, false);
+          if (it == seg.bound.end()) it = seg.bound.emplace(seg.bound.end(), slot, false);
+          seg.patches.push_back({op, slot, offset, static_cast<int>(it - seg.bound.begin())});
         }
         for (int w : writes_[main_[m]]) {
           const Placement& pl = plan.placement_[w];
@@ -284,6 +285,10 @@ class PlanBuilder {
         for (const internal::Operand& o : pn.args.outputs) bytes += Bytes(o);
       }
       if (all_inline) seg.inline_bytes = bytes;
+      DeviceReplay replay;
+      replay.eligible = options_.device_graphs && !options_.check_lifetimes &&
+                        !seg.stream->policy()->device().is_cpu() && !has_host_write;
+      plan.replays_.push_back(std::move(replay));
     }
   }
   static size_t Bytes(const internal::Operand& o) {
@@ -356,6 +361,8 @@ GraphStats Plan::stats() const {
     s.constant_bytes += static_cast<int64_t>(a.constant_bytes);
   }
   s.arena_bytes += temp_bytes_.load(std::memory_order_relaxed);
+  s.device_graph_runs = device_graph_runs_.load(std::memory_order_relaxed);
+  s.device_graph_fallbacks = device_graph_fallbacks_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -32,6 +32,7 @@
 #include "vm/blob_object.h"
 #include "vm/instruction_policy.h"
 #include "vm/kernel_args.h"
+#include "vm/stream_policy.h"
 
 namespace eagervm::graph {
 
@@ -66,6 +67,7 @@ struct Arena {
   size_t temp_size = 0;
   size_t temp_needed = 0;
   internal::TempRegion region;
+  uint64_t temp_generation = 0;  // bumped when the temporaries region moves
   // Operands inside this arena: (operand, offset from base).
   std::vector<std::pair<internal::Operand*, size_t>> patches;
 };
@@ -88,9 +90,25 @@ struct Segment {
     internal::Operand* operand;
     int slot;
     int64_t offset;
+    int bound_index;  // of `slot` in `bound`
   };
   std::vector<Patch> patches;
   size_t inline_bytes = vm::InstructionPolicy::kNotInline;
+};
+
+// A device segment replayed as one device graph (CUDA graphs): recorded on
+// its second run, after a warm-up through the flat executor. The graph's
+// addresses are fixed: the arena's, and staging copies of the bound
+// tensors, refreshed around each launch (src/graph/device_replay.cc).
+struct DeviceReplay {
+  bool eligible = false;
+  int warm_runs = 0;
+  int failures = 0;  // two failed recordings: the flat executor for good
+  std::unique_ptr<vm::DeviceGraph> graph;
+  uint64_t temp_generation = 0;
+  char* staging = nullptr;
+  size_t staging_bytes = 0;
+  std::vector<size_t> staging_offsets;  // per Segment::bound entry
 };
 
 class Plan {
@@ -121,6 +139,10 @@ class Plan {
   friend class PlanBuilder;
 
   void AllocateArenas(vm::VmStream* stream, bool* failed);
+  bool TryDeviceReplay(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+  bool RecordDeviceGraph(int s, vm::VmStream* stream);
+  void LaunchDeviceGraph(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+  void DeviceReplayFailed(DeviceReplay& r);
   bool RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow, vm::VmStream* stream,
                 absl::Span<vm::BlobObject* const> bound);
   bool RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
@@ -136,6 +158,7 @@ class Plan {
   std::vector<PlanNode> nodes_;
   std::vector<Segment> segments_;
   std::vector<Arena> arenas_;
+  std::vector<DeviceReplay> replays_;  // per segment
   std::vector<vm::ErrorPtr> errors_;  // per buffer, for those the plan owns
   std::vector<size_t> buffer_bytes_;
   int poisoned_ = 0;              // non-null entries of errors_
@@ -145,6 +168,8 @@ class Plan {
   int num_parameters_ = 0;
   int64_t captured_nodes_ = 0;
   std::atomic<int64_t> temp_bytes_{0};  // for stats(), from any thread
+  std::atomic<int64_t> device_graph_runs_{0};
+  std::atomic<int64_t> device_graph_fallbacks_{0};
   mutable vm::BlobObject token_;  // never allocated: its dependence orders the segments
 };
 

@@ -24,6 +24,11 @@ Plan::~Plan() {
     if (a.base != nullptr) a.stream->allocator()->Deallocate(a.base, a.constant_bytes + a.planned_bytes);
     if (a.temp_base != nullptr) a.stream->allocator()->Deallocate(a.temp_base, a.temp_size);
   }
+  for (size_t s = 0; s < replays_.size(); ++s) {
+    if (replays_[s].staging != nullptr) {
+      segments_[s].stream->allocator()->Deallocate(replays_[s].staging, replays_[s].staging_bytes);
+    }
+  }
 }
 
 void Plan::AllocateArenas(vm::VmStream* stream, bool* failed) {
@@ -51,6 +56,7 @@ void Plan::AllocateArenas(vm::VmStream* stream, bool* failed) {
       }
       a.region.base = a.temp_base;
       a.region.size = a.temp_size;
+      ++a.temp_generation;
     }
   }
 }
@@ -193,6 +199,7 @@ void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* co
     }
     slow |= b->error() != nullptr || !b->allocated();
   }
+  if (replays_[s].eligible && !slow && initialized_ && TryDeviceReplay(s, stream, bound)) return;
   for (const Segment::Patch& p : seg.patches) p.operand->data = At(bound[p.slot], p.offset);
   if (s == 0 && !initialized_) {
     initialized_ = true;

@@ -32,6 +32,10 @@ absl::StatusOr<void*> KernelContext::AllocateTemp(size_t bytes) {
       r->used += aligned;
       return p;
     }
+    if (r->strict) {
+      return absl::ResourceExhaustedError(
+          "AllocateTemp: beyond the graph's planned temporaries while a device graph is recorded");
+    }
   }
   absl::StatusOr<void*> p = args_->stream->allocator()->Allocate(bytes);
   if (p.ok()) args_->temps.emplace_back(*p, bytes);

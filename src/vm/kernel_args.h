@@ -35,6 +35,9 @@ struct TempRegion {
   size_t used = 0;
   size_t requested = 0;
   size_t alignment = 64;
+  // While a device graph is recorded: no allocator fallback (a block from
+  // the allocator would be baked into the graph and then reused).
+  bool strict = false;
 };
 
 struct KernelArgs {

@@ -3,7 +3,12 @@
 #ifndef EAGERVM_VM_STREAM_POLICY_H_
 #define EAGERVM_VM_STREAM_POLICY_H_
 
+#include <cstddef>
+#include <memory>
+
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "eagervm/device.h"
 #include "memory/allocator.h"
 
@@ -12,6 +17,15 @@ namespace eagervm::vm {
 class Instruction;
 class VmStream;
 struct DeviceCopy;
+
+// Device work recorded once and replayed as one launch (CUDA graphs).
+class DeviceGraph {
+ public:
+  virtual ~DeviceGraph() = default;
+  // The stream's thread, inside Run(): enqueues the recorded work on the
+  // stream it was recorded on.
+  virtual absl::Status Launch() = 0;
+};
 
 class StreamPolicy {
  public:
@@ -43,6 +57,19 @@ class StreamPolicy {
   // launched, and when neither instruction touches host memory outside the
   // device's order.
   virtual bool OrdersOnDevice(const Instruction& src, const Instruction& dst) const { return false; }
+
+  // Device graphs (graph mode's replay), for backends that have them. The
+  // stream's thread, inside Run(): records what `body` enqueues on this
+  // stream without running it. On an error nothing was recorded and
+  // nothing ran (the caller runs the work normally).
+  virtual absl::StatusOr<std::unique_ptr<DeviceGraph>> CaptureGraph(
+      absl::FunctionRef<absl::Status()> body) {
+    return absl::UnimplementedError("this stream cannot record device graphs");
+  }
+  // Enqueues a copy between two buffers of this device on the stream.
+  virtual absl::Status CopyOnDevice(void* dst, const void* src, size_t bytes) {
+    return absl::UnimplementedError("this stream cannot copy on its device");
+  }
 };
 
 }  // namespace eagervm::vm

@@ -77,6 +77,12 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   // D2H (straight into fresh pinned memory, else through a deferred host
   // copy in stream order) and peer copies. Scheduler thread.
   absl::Status CopyAcrossDevices(vm::VmStream* stream, const vm::DeviceCopy& copy) override;
+  // CUDA graphs: stream capture in thread-local mode (the scheduler polls
+  // other streams' events meanwhile), instantiated for cudaGraphLaunch
+  // (src/device/cuda/cuda_graph.cc).
+  absl::StatusOr<std::unique_ptr<vm::DeviceGraph>> CaptureGraph(
+      absl::FunctionRef<absl::Status()> body) override;
+  absl::Status CopyOnDevice(void* dst, const void* src, size_t bytes) override;
 
   // --- for kernels and copies, on the scheduler thread ---
   cudaStream_t cuda_stream() const { return stream_.get(); }
@@ -125,6 +131,9 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   std::unique_ptr<CudaStreamAllocator> allocator_;
   std::unique_ptr<PinnedHostPool> pinned_;
   void* cublas_ = nullptr;
+  // A fixed cuBLAS workspace: cuBLAS then allocates nothing while a CUDA
+  // graph is captured.
+  void* cublas_workspace_ = nullptr;
 
   // Written by the scheduler thread only (mutable: QueryDone is const in the
   // interface but advances the completion state). The two sequence numbers

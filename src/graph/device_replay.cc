@@ -1,0 +1,112 @@
+// Device-graph replay of a device segment (CUDA graphs). The second run of
+// the segment records its kernels with the stream's CaptureGraph; every
+// later run copies the bound tensors into the staging buffers the recorded
+// kernels point at, launches the graph once, and copies the written ones
+// back. Anything that fails while recording (a kernel that synchronises,
+// allocates or errs) makes the flat executor run instead.
+#include "base/str_cat.h"
+#include "graph/memory_plan.h"
+#include "graph/plan.h"
+#include "vm/vm_context.h"
+#include "vm/vm_stream.h"
+
+namespace eagervm::graph {
+
+bool Plan::TryDeviceReplay(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+  DeviceReplay& r = replays_[s];
+  const Segment& seg = segments_[s];
+  if (r.graph != nullptr && r.temp_generation != arenas_[nodes_[seg.begin].arena].temp_generation) {
+    r.graph.reset();  // the temporaries moved: record again
+  }
+  if (r.graph == nullptr) {
+    if (r.warm_runs++ < 1) return false;  // loads modules, creates handles, sizes temporaries
+    if (!RecordDeviceGraph(s, stream)) return false;
+  }
+  LaunchDeviceGraph(s, stream, bound);
+  return true;
+}
+
+void Plan::DeviceReplayFailed(DeviceReplay& r) {
+  r.graph.reset();
+  r.warm_runs = 0;
+  if (++r.failures >= 2) r.eligible = false;
+  device_graph_fallbacks_.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool Plan::RecordDeviceGraph(int s, vm::VmStream* stream) {
+  DeviceReplay& r = replays_[s];
+  const Segment& seg = segments_[s];
+  constexpr size_t kAlign = 512;
+  if (r.staging == nullptr) {
+    size_t bytes = 0;
+    r.staging_offsets.clear();
+    for (const auto& [slot, written] : seg.bound) {
+      r.staging_offsets.push_back(bytes);
+      bytes += AlignUp(slots_[slot].nbytes, kAlign);
+    }
+    if (bytes > 0) {
+      absl::StatusOr<void*> p = stream->allocator()->Allocate(bytes);
+      if (!p.ok()) {
+        DeviceReplayFailed(r);
+        return false;
+      }
+      r.staging = static_cast<char*>(*p);
+      r.staging_bytes = bytes;
+    }
+  }
+  for (const Segment::Patch& p : seg.patches) {
+    p.operand->data = r.staging + r.staging_offsets[p.bound_index] + p.offset;
+  }
+  Arena& arena = arenas_[nodes_[seg.begin].arena];
+  arena.region.strict = true;  // a temporary from the allocator would be baked into the graph
+  absl::StatusOr<std::unique_ptr<vm::DeviceGraph>> g =
+      stream->policy()->CaptureGraph([&]() -> absl::Status {
+        for (int i = seg.begin; i < seg.end; ++i) {
+          absl::Status st = Execute(nodes_[i]);
+          if (!st.ok()) return st;
+        }
+        return absl::OkStatus();
+      });
+  arena.region.strict = false;
+  if (!g.ok()) {
+    DeviceReplayFailed(r);
+    return false;
+  }
+  r.graph = *std::move(g);
+  r.temp_generation = arena.temp_generation;
+  return true;
+}
+
+void Plan::LaunchDeviceGraph(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+  DeviceReplay& r = replays_[s];
+  const Segment& seg = segments_[s];
+  vm::StreamPolicy* policy = stream->policy();
+  absl::Status st;
+  for (size_t k = 0; k < seg.bound.size() && st.ok(); ++k) {
+    const vm::BlobObject* b = bound[seg.bound[k].first];
+    const size_t n = slots_[seg.bound[k].first].nbytes;
+    if (n > 0) st = policy->CopyOnDevice(r.staging + r.staging_offsets[k], b->data(), n);
+  }
+  if (st.ok()) st = r.graph->Launch();
+  for (size_t k = 0; k < seg.bound.size() && st.ok(); ++k) {
+    if (!seg.bound[k].second) continue;
+    vm::BlobObject* b = bound[seg.bound[k].first];
+    const size_t n = slots_[seg.bound[k].first].nbytes;
+    if (n > 0) st = policy->CopyOnDevice(b->data(), r.staging + r.staging_offsets[k], n);
+  }
+  if (st.ok()) {
+    device_graph_runs_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  // The device refused the launch or a copy: what the segment writes is
+  // poisoned, as a failing kernel's outputs would be.
+  auto e = std::make_shared<vm::ErrorRecord>(
+      absl::Status(st.code(), base::Cat("LaunchPlan: ", st.message())));
+  stream->context()->RecordError(e);
+  for (int i = seg.begin; i < seg.end; ++i) {
+    for (int w : nodes_[i].writes) SetError(w, e, bound);
+  }
+  DeviceReplayFailed(r);
+}
+
+}  // namespace eagervm::graph
