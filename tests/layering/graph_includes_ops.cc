@@ -1,0 +1,2 @@
+// Must not compile: graph -> ops is forbidden (graph records kernel calls).
+#include "ops/op_def.h"
