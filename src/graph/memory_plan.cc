@@ -1,6 +1,7 @@
 #include "graph/memory_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -24,22 +25,16 @@ size_t LowerBound(absl::Span<const Lifetime> values, size_t alignment) {
   return static_cast<size_t>(peak);
 }
 
-}  // namespace
-
-MemoryPlan PlanMemory(absl::Span<const Lifetime> values, size_t alignment) {
+// Places the values in `order`, each into the best-fitting gap among the
+// already placed values whose lifetimes overlap its own.
+MemoryPlan PlaceInOrder(absl::Span<const Lifetime> values, absl::Span<const size_t> order,
+                        size_t alignment) {
   MemoryPlan plan;
   plan.offsets.assign(values.size(), 0);
-  plan.lower_bound = LowerBound(values, alignment);
-  std::vector<size_t> order(values.size());
-  std::iota(order.begin(), order.end(), 0);
-  // Largest first; among equals, the earlier one (keeps chains in order).
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return values[a].bytes > values[b].bytes;
-  });
-  std::vector<size_t> placed;
   struct Range {
     size_t begin, end;
   };
+  std::vector<size_t> placed;
   std::vector<Range> busy;
   for (size_t v : order) {
     const size_t size = AlignUp(values[v].bytes, alignment);
@@ -65,6 +60,39 @@ MemoryPlan PlanMemory(absl::Span<const Lifetime> values, size_t alignment) {
     placed.push_back(v);
   }
   return plan;
+}
+
+}  // namespace
+
+// Greedy placement is order-sensitive: like OneFlow, try a few orders (by
+// size; by size x lifetime; by start; by lifetime; by end) and keep the
+// smallest arena. O(orders x n^2) at capture time, nothing at run time.
+MemoryPlan PlanMemory(absl::Span<const Lifetime> values, size_t alignment) {
+  std::vector<size_t> base(values.size());
+  std::iota(base.begin(), base.end(), 0);
+  auto length = [&](size_t i) { return static_cast<size_t>(values[i].last - values[i].first + 1); };
+  const std::vector<std::function<bool(size_t, size_t)>> orders = {
+      [&](size_t a, size_t b) { return values[a].bytes > values[b].bytes; },
+      [&](size_t a, size_t b) { return values[a].bytes * length(a) > values[b].bytes * length(b); },
+      [&](size_t a, size_t b) {
+        return values[a].first != values[b].first ? values[a].first < values[b].first
+                                                  : values[a].bytes > values[b].bytes;
+      },
+      [&](size_t a, size_t b) { return length(a) > length(b); },
+      [&](size_t a, size_t b) {
+        return values[a].last != values[b].last ? values[a].last > values[b].last
+                                                : values[a].bytes > values[b].bytes;
+      },
+  };
+  MemoryPlan best;
+  for (size_t k = 0; k < orders.size(); ++k) {
+    std::vector<size_t> order = base;
+    std::stable_sort(order.begin(), order.end(), orders[k]);
+    MemoryPlan p = PlaceInOrder(values, order, alignment);
+    if (k == 0 || p.bytes < best.bytes) best = std::move(p);
+  }
+  best.lower_bound = LowerBound(values, alignment);
+  return best;
 }
 
 }  // namespace eagervm::graph

@@ -1,8 +1,9 @@
 // Memory planning by lifetime intervals: each value (a buffer of the plan)
 // is live from the node that first touches it to the node that last does,
 // and two values share bytes only if their intervals do not overlap.
-// Greedy by size with best fit (TFLite's and OneFlow's planner): largest
-// first, each into the smallest gap left by the placed values it overlaps.
+// Greedy with best fit (TFLite's and OneFlow's planner): values in some
+// order (largest first, ...), each into the smallest gap left by the placed
+// values it overlaps; five orders are tried and the smallest arena kept.
 #ifndef EAGERVM_GRAPH_MEMORY_PLAN_H_
 #define EAGERVM_GRAPH_MEMORY_PLAN_H_
 
