@@ -42,6 +42,24 @@ bool Check(cudaError_t e, const char* what) {
   return e == cudaSuccess;
 }
 
+// A raw 1-float buffer on a raw stream, and the in-place scale kernel the
+// VM runs for MulScalarInplace: the baseline's side.
+struct RawScale {
+  cudaStream_t s = nullptr;
+  float* d = nullptr;
+  kc::ScalarArg one;
+  RawScale() {
+    Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    Check(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(float)), "cudaMalloc");
+    one.f = 1.0;
+  }
+  ~RawScale() {
+    cudaFree(d);
+    cudaStreamDestroy(s);
+  }
+  void Launch() const { (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s); }
+};
+
 struct Row {
   const char* name;
   double vm, raw;
@@ -60,16 +78,11 @@ Row TinyOpRate(int n) {
     (void)eagervm::Sync();
     return n / Seconds(Clock::now() - t0);
   };
-  cudaStream_t s;
-  Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  float* d = nullptr;
-  Check(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(float)), "cudaMalloc");
-  kc::ScalarArg one;
-  one.f = 1.0;
+  const RawScale raw_scale;
   auto raw_run = [&] {
     const auto t0 = Clock::now();
-    for (int i = 0; i < n; ++i) (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s);
-    Check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    for (int i = 0; i < n; ++i) raw_scale.Launch();
+    Check(cudaStreamSynchronize(raw_scale.s), "cudaStreamSynchronize");
     return n / Seconds(Clock::now() - t0);
   };
   vm_run();
@@ -79,8 +92,6 @@ Row TinyOpRate(int n) {
     vm.push_back(vm_run());
     raw.push_back(raw_run());
   }
-  cudaFree(d);
-  cudaStreamDestroy(s);
   return {"tiny op rate (MulScalarInplace, 1 float)", Median(vm), Median(raw), "ops/s", true, ">= 0.8x"};
 }
 
@@ -195,20 +206,16 @@ std::vector<Row> ThousandKernels(int reps) {
     (void)replay.Run(in);
     (void)eagervm::Sync();
   });
-  cudaStream_t s;
-  Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  float* d = nullptr;
-  Check(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(float)), "cudaMalloc");
-  kc::ScalarArg one;
-  one.f = 1.0;
+  const RawScale raw;
+  const cudaStream_t s = raw.s;
   const double raw_loop = time_us([&] {
-    for (int i = 0; i < kN; ++i) (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s);
+    for (int i = 0; i < kN; ++i) raw.Launch();
     Check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   });
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   Check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-  for (int i = 0; i < kN; ++i) (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s);
+  for (int i = 0; i < kN; ++i) raw.Launch();
   Check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
   Check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
   const double raw_graph = time_us([&] {
@@ -217,8 +224,6 @@ std::vector<Row> ThousandKernels(int reps) {
   });
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  cudaFree(d);
-  cudaStreamDestroy(s);
   const eagervm::GraphStats st = replay.stats();
   std::printf("graph replay: %lld CUDA graph launches, %lld fallbacks\n",
               static_cast<long long>(st.device_graph_runs), static_cast<long long>(st.device_graph_fallbacks));

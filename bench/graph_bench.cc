@@ -6,8 +6,7 @@
 // scripts/bench_peers.sh): peers never share a process with eagervm.
 #include <vector>
 
-#include "common/bench_util.h"
-#include "common/direct_kernel.h"
+#include "common/chain_bench.h"
 #include "eagervm/eagervm.h"
 
 namespace eagervm::bench {
@@ -15,18 +14,7 @@ namespace {
 
 constexpr int kNodes = 1000;
 
-void Check(benchmark::State& state, const absl::Status& s) {
-  if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-}
-
-Tensor Scalar1(float v) { return Full({1}, v, DType::kFloat32); }
 const TensorMeta kOneFloat{Shape{1}, DType::kFloat32, Device::Cpu()};
-
-void ExpectValue(benchmark::State& state, const Tensor& t, float want) {
-  absl::StatusOr<float> v = t.Item<float>();
-  if (!v.ok()) return Check(state, v.status());
-  if (*v != want) state.SkipWithError("wrong result");
-}
 
 // Resets the chain's value outside the timing (a float sum of 1s stops
 // growing at 2^24).
@@ -79,20 +67,7 @@ void BM_EagerChain(benchmark::State& state) {
 BENCHMARK(BM_EagerChain)->UseRealTime();
 
 // The 1000 kernel calls in a direct loop: the physical limit.
-void BM_DirectChain(benchmark::State& state) {
-  float t = 0, one = 1;
-  DirectKernel k("AddInplace", {1}, {&t, &one}, {});
-  OpTimer timer;
-  for (auto _ : state) {
-    const int64_t t0 = WallNanos();
-    for (int i = 0; i < kNodes; ++i) {
-      if (!k.Call()) state.SkipWithError("kernel failed");
-    }
-    benchmark::DoNotOptimize(t);
-    timer.Add(WallNanos() - t0, kNodes);
-  }
-  timer.Report(state);
-}
+void BM_DirectChain(benchmark::State& state) { RunDirectChain(state, kNodes); }
 BENCHMARK(BM_DirectChain)->UseRealTime();
 
 // A 1-node plan Run + Sync: the fixed cost of a launch.

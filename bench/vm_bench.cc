@@ -9,8 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/bench_util.h"
-#include "common/direct_kernel.h"
+#include "common/chain_bench.h"
 #include "eagervm/eagervm.h"
 
 namespace eagervm::bench {
@@ -19,20 +18,6 @@ namespace {
 constexpr int kChainOps = 20'000;
 constexpr int64_t kBig = 1 << 20;  // 1M floats
 constexpr int kBigOps = 8;
-
-void Check(benchmark::State& state, const absl::Status& s) {
-  if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-}
-
-Tensor Scalar1(float v) { return Full({1}, v, DType::kFloat32); }
-
-// Checks the chain's value once, outside the timing: a benchmark of wrong
-// results measures nothing.
-void ExpectValue(benchmark::State& state, const Tensor& t, float want) {
-  absl::StatusOr<float> v = t.Item<float>();
-  if (!v.ok()) return Check(state, v.status());
-  if (*v != want) state.SkipWithError("wrong result");
-}
 
 // Thread wake-ups (parks that ended in a wake) per op over a benchmark: each
 // costs ~20 us on these machines, so this counter explains most of ns_per_op.
@@ -73,20 +58,7 @@ void BM_EvmChain(benchmark::State& state) {
 BENCHMARK(BM_EvmChain)->UseRealTime();
 
 // The same adds through the registered kernel, called directly.
-void BM_DirectChain(benchmark::State& state) {
-  float t = 0, one = 1;
-  DirectKernel k("AddInplace", {1}, {&t, &one}, {});
-  OpTimer timer;
-  for (auto _ : state) {
-    const int64_t t0 = WallNanos();
-    for (int i = 0; i < kChainOps; ++i) {
-      if (!k.Call()) state.SkipWithError("kernel failed");
-    }
-    benchmark::DoNotOptimize(t);
-    timer.Add(WallNanos() - t0, kChainOps);
-  }
-  timer.Report(state);
-}
+void BM_DirectChain(benchmark::State& state) { RunDirectChain(state, kChainOps); }
 BENCHMARK(BM_DirectChain)->UseRealTime();
 
 // 20k AddInplace spread over 64 tensors, odd ones on stream 1: no dependences

@@ -200,19 +200,23 @@ TEST(Graph, ChainOfEqualTemporariesPlansAboutTwoBuffers) {
   EXPECT_EQ(Values<float>(out[0]), std::vector<float>(256, 50.5f));
 }
 
+// Registers `name` once per process: one input, an output of its meta, and
+// `kernel` on the CPU.
+absl::Status RegisterSameMetaOp(const char* name, KernelFn kernel) {
+  absl::Status s = RegisterOp(name, [](const std::vector<TensorMeta>& in, const Attrs&)
+                                        -> absl::StatusOr<std::vector<TensorMeta>> { return in; });
+  if (!s.ok()) return s;
+  return RegisterKernel(name, DeviceType::kCPU, std::move(kernel));
+}
+
+// Copies its input after sleeping attrs["ms"] milliseconds.
 absl::Status RegisterSlowCopy() {
-  static const absl::Status once = [] {
-    absl::Status s = RegisterOp("graph_test.SlowCopy",
-                                [](const std::vector<TensorMeta>& in, const Attrs&)
-                                    -> absl::StatusOr<std::vector<TensorMeta>> { return in; });
-    if (!s.ok()) return s;
-    return RegisterKernel("graph_test.SlowCopy", DeviceType::kCPU, [](KernelContext& ctx) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(
-          static_cast<int>(std::get<int64_t>(ctx.attrs().at("ms")))));
-      std::memcpy(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel() * 4);
-      return absl::OkStatus();
-    });
-  }();
+  static const absl::Status once = RegisterSameMetaOp("graph_test.SlowCopy", [](KernelContext& ctx) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(static_cast<int>(std::get<int64_t>(ctx.attrs().at("ms")))));
+    std::memcpy(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel() * 4);
+    return absl::OkStatus();
+  });
   return once;
 }
 
@@ -261,20 +265,15 @@ TEST(Graph, CriticalSectionsReleaseEarlyTensors) {
   EXPECT_GE(all, 600ms);
 }
 
+// Fails for a negative first element, throws above 100, else copies.
 absl::Status RegisterFailIfNegative() {
-  static const absl::Status once = [] {
-    absl::Status s = RegisterOp("graph_test.FailIfNegative",
-                                [](const std::vector<TensorMeta>& in, const Attrs&)
-                                    -> absl::StatusOr<std::vector<TensorMeta>> { return in; });
-    if (!s.ok()) return s;
-    return RegisterKernel("graph_test.FailIfNegative", DeviceType::kCPU, [](KernelContext& ctx) {
-      const float* x = ctx.input<float>(0);
-      if (x[0] < 0) return absl::InvalidArgumentError("negative");
-      if (x[0] > 100) throw std::runtime_error("too big");
-      std::memcpy(ctx.raw_output(0), x, ctx.input_meta(0).shape.numel() * 4);
-      return absl::OkStatus();
-    });
-  }();
+  static const absl::Status once = RegisterSameMetaOp("graph_test.FailIfNegative", [](KernelContext& ctx) {
+    const float* x = ctx.input<float>(0);
+    if (x[0] < 0) return absl::InvalidArgumentError("negative");
+    if (x[0] > 100) throw std::runtime_error("too big");
+    std::memcpy(ctx.raw_output(0), x, ctx.input_meta(0).shape.numel() * 4);
+    return absl::OkStatus();
+  });
   return once;
 }
 
