@@ -87,6 +87,20 @@ TEST(Graph, OutputThatIsAnInputIsThatTensor) {
   EXPECT_EQ(Values<float>(out[1]), (std::vector<float>{-1, -2}));
 }
 
+TEST(Graph, AnIdentityGraphLaunchesNothing) {
+  absl::StatusOr<Graph> g = Graph::Capture({F32({2})}, [](const std::vector<Tensor>& in) { return in; });
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->stats().segments, 0);
+  Tensor x = Make<float>({3, 4}, {2});
+  const uint64_t before = VirtualMachine::Get().GetStats().received;
+  std::vector<Tensor> out = RunOk(*g, {x});
+  EXPECT_EQ(VirtualMachine::Get().GetStats().received, before);
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{3, 4}));
+  Graph moved = *std::move(g);
+  EXPECT_EQ(g->Run({x}).status().code(), absl::StatusCode::kFailedPrecondition);  // NOLINT: moved-from
+  EXPECT_TRUE(moved.Run({x}).ok());
+}
+
 TEST(Graph, WrongInputsAreRejectedNamingIndexAndMetas) {
   absl::StatusOr<Graph> g = Graph::Capture({F32({4}), F32({2})}, [](const std::vector<Tensor>& in) {
     return std::vector<Tensor>{ops::Neg(in[0])};
