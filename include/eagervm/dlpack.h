@@ -30,8 +30,8 @@ namespace eagervm {
 // BLOCKS until t is computed (like Tensor::Wait): call it from user threads
 // only; on a VM thread (a kernel, a callback) it returns FailedPrecondition,
 // and after VirtualMachine::Shutdown() FailedPrecondition too. Returns t's
-// rejection or runtime error (it then counts as reported), InvalidArgument
-// for an undefined tensor. No stream synchronisation is needed by the
+// rejection or runtime error (it then counts as reported); an undefined
+// tensor is an error as in Wait(). No stream synchronisation is needed by the
 // consumer: the data is complete when this returns.
 //
 // The result keeps the storage alive until the consumer calls its `deleter`,
