@@ -214,6 +214,8 @@ TEST(DLPack, Uint8ImportsAsBool) {
 // ---- the deleter and queued work ----
 
 std::atomic<bool> g_gate_open{false};
+Tensor g_captured;                   // exported from inside a kernel
+std::atomic<int> g_inside_code{-1};  // the status code that export got there
 std::atomic<bool> g_slow_done{false};
 
 void RegisterTestOps() {
@@ -235,6 +237,14 @@ void RegisterTestOps() {
                   for (int i = 0; i < 10000 && !g_gate_open.load(); ++i) std::this_thread::sleep_for(1ms);
                   std::memcpy(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel() *
                                                                      SizeOf(ctx.input_meta(0).dtype));
+                  return absl::OkStatus();
+                }).ok());
+    EXPECT_TRUE(RegisterOp("dlpack_test.ExportInside", same).ok());
+    EXPECT_TRUE(RegisterKernel("dlpack_test.ExportInside", DeviceType::kCPU, [](KernelContext& ctx) {
+                  absl::StatusOr<DLManagedTensor*> m = ToDLPack(g_captured);
+                  g_inside_code = static_cast<int>(m.status().code());
+                  if (m.ok()) (*m)->deleter(*m);
+                  std::memcpy(ctx.raw_output(0), ctx.raw_input(0), SizeOf(ctx.input_meta(0).dtype));
                   return absl::OkStatus();
                 }).ok());
     EXPECT_TRUE(RegisterOp("dlpack_test.Fails", same).ok());
@@ -369,24 +379,14 @@ TEST(DLPack, ExportReturnsTheTensorsError) {
 }
 
 TEST(DLPack, ExportOnAVmThreadIsFailedPrecondition) {
-  static Tensor captured;
-  captured = Full({2}, 1.0f, DType::kFloat32);
-  static std::atomic<int> code{-1};
-  ASSERT_TRUE(RegisterOp("dlpack_test.ExportInside", [](const std::vector<TensorMeta>& in, const Attrs&)
-                                                         -> absl::StatusOr<std::vector<TensorMeta>> {
-                return std::vector<TensorMeta>{in[0]};
-              }).ok());
-  ASSERT_TRUE(RegisterKernel("dlpack_test.ExportInside", DeviceType::kCPU, [](KernelContext&) {
-                absl::StatusOr<DLManagedTensor*> m = ToDLPack(captured);
-                code = static_cast<int>(m.status().code());
-                if (m.ok()) (*m)->deleter(*m);
-                return absl::OkStatus();
-              }).ok());
+  RegisterTestOps();
+  g_captured = Full({2}, 1.0f, DType::kFloat32);
+  g_inside_code = -1;
   absl::StatusOr<std::vector<Tensor>> r = ops::Call("dlpack_test.ExportInside", {Full({1}, 0.0f, DType::kFloat32)});
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE((*r)[0].Wait().ok());
-  EXPECT_EQ(code.load(), static_cast<int>(absl::StatusCode::kFailedPrecondition));
-  captured = Tensor();
+  EXPECT_EQ(g_inside_code.load(), static_cast<int>(absl::StatusCode::kFailedPrecondition));
+  g_captured = Tensor();
 }
 
 TEST(DLPack, ExportDeleterMayRunOnAnotherThread) {
