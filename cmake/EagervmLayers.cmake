@@ -14,13 +14,20 @@
 set(EAGERVM_LAYER_VIEW_ROOT ${PROJECT_BINARY_DIR}/layer_views)
 
 # One row of the layer table: `eagervm_layer(<name> <folder> [DEPS <layer>... | DEPS ALL]
-# [HOT] [CUDA] [BACKENDS])`. <folder> is relative to src/. DEPS are the layers
+# [HOT] [CUDA] [BACKENDS] [IF <variable>])`. <folder> is relative to src/. DEPS are the layers
 # it may include besides itself (ALL: the whole of src/, for the composition
 # root). HOT: hot loops, built at -O3 outside Debug. CUDA: a CUDA backend
 # layer (CUDA sources, toolkit headers). BACKENDS: may know which backends are
 # built (gets EAGERVM_WITH_CUDA); CUDA layers get it too, nobody else.
+# IF <variable>: an optional layer, built only when <variable> is true (e.g.
+# interop needs the DLPack headers); otherwise its sources may stay unbuilt.
 function(eagervm_layer name folder)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "HOT;CUDA;BACKENDS" "" "DEPS")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "HOT;CUDA;BACKENDS" "IF" "DEPS")
+  set(enabled ON)
+  if(arg_IF AND NOT ${arg_IF})
+    set(enabled OFF)
+  endif()
+  set_property(GLOBAL PROPERTY EAGERVM_LAYER_${name}_ENABLED ${enabled})
   set_property(GLOBAL APPEND PROPERTY EAGERVM_LAYERS ${name})
   set_property(GLOBAL PROPERTY EAGERVM_LAYER_${name}_FOLDER ${folder})
   set_property(GLOBAL PROPERTY EAGERVM_LAYER_${name}_DEPS ${arg_DEPS})
@@ -240,8 +247,26 @@ function(_eagervm_check_layer_sources)
   endforeach()
   file(GLOB_RECURSE all RELATIVE ${PROJECT_SOURCE_DIR}/src CONFIGURE_DEPENDS
        ${PROJECT_SOURCE_DIR}/src/*.cc ${PROJECT_SOURCE_DIR}/src/*.cu)
+  get_property(layers GLOBAL PROPERTY EAGERVM_LAYERS)
+  set(disabled_folders "")
+  foreach(layer ${layers})
+    get_property(enabled GLOBAL PROPERTY EAGERVM_LAYER_${layer}_ENABLED)
+    get_property(folder GLOBAL PROPERTY EAGERVM_LAYER_${layer}_FOLDER)
+    if(NOT enabled)
+      list(APPEND disabled_folders ${folder})
+    endif()
+  endforeach()
   foreach(rel ${all})
     if(NOT EAGERVM_WITH_CUDA AND rel MATCHES "^(device|kernels)/cuda/")
+      continue()
+    endif()
+    set(skip OFF)
+    foreach(folder ${disabled_folders})
+      if(rel MATCHES "^${folder}/")
+        set(skip ON)
+      endif()
+    endforeach()
+    if(skip)
       continue()
     endif()
     if(NOT rel IN_LIST seen)

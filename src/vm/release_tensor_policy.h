@@ -20,8 +20,12 @@ class ReleaseTensorPolicy final : public InstructionPolicy {
   void GetAccesses(AccessList* out) const override { out->push_back({blob_.get(), true}); }
   void Compute(VmStream*) override { blob_->Free(); }
   // Returning memory to the stream's allocator is short; a user's deleter
-  // (Tensor::FromBlob) may block, so that one goes to the worker.
-  size_t InlineBytes() const override { return blob_->has_user_deleter() ? kNotInline : 0; }
+  // (FromBlob, FromDLPack) may block, so that one goes to the worker.
+  size_t InlineBytes() const override { return runs_user_deleter() ? kNotInline : 0; }
+  // The memory goes back to its owner, not to a stream-ordered allocator: on
+  // a device whose work is asynchronous (CUDA), the stream must first finish
+  // the kernels queued before the release (device/cuda/cuda_stream_policy.cc).
+  bool runs_user_deleter() const { return blob_->has_user_deleter(); }
 
  private:
   std::shared_ptr<BlobObject> blob_;

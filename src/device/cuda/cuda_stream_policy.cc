@@ -9,6 +9,7 @@
 #include "device/cuda/event_poller.h"
 #include "vm/access_blob_policy.h"
 #include "vm/instruction.h"
+#include "vm/release_tensor_policy.h"
 #include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
@@ -72,6 +73,14 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
   vm::InstructionPolicy* p = instr->policy();
   if (typeid(*p) == typeid(vm::AccessBlobPolicy)) {
     RunHostAccess(instr, static_cast<vm::AccessBlobPolicy*>(p));
+  } else if (typeid(*p) == typeid(vm::ReleaseTensorPolicy) &&
+             static_cast<vm::ReleaseTensorPolicy*>(p)->runs_user_deleter()) {
+    // A user's memory (FromDLPack) goes back to its owner, who may reuse it at
+    // once: the kernels this stream (and, through WaitOnDevice, other streams)
+    // queued on it must be done first. Runs on the worker (not inline).
+    cudaError_t e = cudaStreamSynchronize(stream_.get());
+    if (e != cudaSuccess) ReportError(CudaStatus(e, "cudaStreamSynchronize"));
+    p->Compute(stream);
   } else {
     p->Compute(stream);  // kernels enqueue on native_handle(); failures poison outputs
   }

@@ -1,0 +1,120 @@
+// FromDLPack: wraps a producer's memory as a storage whose release (in stream
+// order, after every queued use: ReleaseTensorPolicy) calls the producer's
+// deleter. The same mechanism as FromBlob (ops/creation_ops.cc), for any device.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/str_cat.h"
+#include "eagervm/dlpack.h"
+#include "eagervm/stream.h"
+#include "interop/dlpack_abi.h"
+#include "interop/dlpack_dtype.h"
+#include "vm/blob_object.h"
+#include "vm/process_vm.h"
+#include "vm/tensor_impl.h"
+
+namespace eagervm {
+namespace {
+
+absl::Status Rejected(std::string_view why) {
+  return absl::InvalidArgumentError(base::Cat("FromDLPack: ", why));
+}
+
+absl::StatusOr<Shape> CheckShape(const DLTensor& dl) {
+  if (dl.ndim < 0 || dl.ndim > Shape::kMaxDims) {
+    return Rejected(base::Cat("ndim ", dl.ndim, " is outside [0, ", Shape::kMaxDims, "]"));
+  }
+  if (dl.ndim > 0 && dl.shape == nullptr) return Rejected("shape is null");
+  Shape shape;
+  for (int d = 0; d < dl.ndim; ++d) {
+    if (dl.shape[d] < 0) return Rejected(base::Cat("dimension ", d, " is ", dl.shape[d]));
+    shape.push_back(dl.shape[d]);
+  }
+  return shape;
+}
+
+// Compact row-major, or nullptr (which DLPack 0.6 defines as compact). The
+// stride of a size-1 dimension addresses nothing (producers such as libtorch
+// may write any value there), and an empty tensor has no layout at all.
+absl::Status CheckStrides(const DLTensor& dl, const Shape& shape) {
+  if (dl.strides == nullptr || shape.numel() == 0) return absl::OkStatus();
+  int64_t expected = 1;
+  for (int d = dl.ndim - 1; d >= 0; --d) {
+    if (shape[d] != 1 && dl.strides[d] != expected) {
+      std::vector<int64_t> compact(static_cast<size_t>(dl.ndim));
+      for (int64_t i = dl.ndim - 1, w = 1; i >= 0; w *= shape[i], --i) compact[i] = w;
+      std::string got, want;
+      for (int i = 0; i < dl.ndim; ++i) {
+        got += base::Cat(i == 0 ? "" : ", ", dl.strides[i]);
+        want += base::Cat(i == 0 ? "" : ", ", compact[i]);
+      }
+      return Rejected(base::Cat("strides (", got, ") are not compact row-major (", want,
+                                "); only contiguous tensors can be imported without a copy"));
+    }
+    expected *= shape[d];
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Device> CheckDevice(DLDevice d) {
+  switch (d.device_type) {
+    case kDLCPU: return Device::Cpu();
+    case kDLCUDA: return Device::Cuda(d.device_id);
+    default:
+      return Rejected(base::Cat("device type ", static_cast<int>(d.device_type), " (id ",
+                                d.device_id, ") is not supported: only kDLCPU (1) and kDLCUDA (2)"));
+  }
+}
+
+absl::StatusOr<TensorMeta> CheckImport(const DLManagedTensor* m) {
+  if (m == nullptr) return Rejected("the DLManagedTensor is null");
+  const DLTensor& dl = m->dl_tensor;
+  std::optional<DType> dtype = interop::FromDLDataType(dl.dtype);
+  if (!dtype) {
+    return Rejected(base::Cat("unsupported dtype (code ", static_cast<int>(dl.dtype.code), ", bits ",
+                              static_cast<int>(dl.dtype.bits), ", lanes ", dl.dtype.lanes,
+                              "): eagervm has bool, int32, int64, float32 and float64, one lane"));
+  }
+  absl::StatusOr<Shape> shape = CheckShape(dl);
+  if (!shape.ok()) return shape.status();
+  absl::Status s = CheckStrides(dl, *shape);
+  if (!s.ok()) return s;
+  if (dl.data == nullptr && shape->numel() > 0) return Rejected("data is null");
+  absl::StatusOr<Device> device = CheckDevice(dl.device);
+  if (!device.ok()) return device.status();
+  return TensorMeta{*shape, *dtype, *device};
+}
+
+// Stands in for a null data pointer of an empty tensor: BlobObject treats a
+// null pointer as "not allocated" and would never call the deleter. Nothing
+// dereferences the storage of a tensor without elements.
+char g_empty_storage;
+
+}  // namespace
+
+Tensor FromDLPack(DLManagedTensor* m) {
+  absl::StatusOr<TensorMeta> meta = CheckImport(m);
+  if (!meta.ok()) return Tensor::Error(meta.status());
+  // Absent devices (CUDA without the backend or a GPU, an index out of range)
+  // and a shut-down VM are rejected here, before ownership is taken.
+  absl::StatusOr<vm::VmStream*> stream = vm::ResolveStream(Stream::Current(meta->device), "FromDLPack");
+  if (!stream.ok()) return Tensor::Error(stream.status());  // names FromDLPack
+  const DLTensor& dl = m->dl_tensor;
+  void* data = dl.data == nullptr ? &g_empty_storage
+                                  : static_cast<char*>(dl.data) + dl.byte_offset;
+  auto impl = std::make_shared<internal::TensorImpl>();
+  impl->meta = *meta;
+  const size_t bytes = static_cast<size_t>(meta->shape.numel()) * SizeOf(meta->dtype);
+  auto blob = std::make_shared<vm::BlobObject>(data, bytes, meta->device, [m](void*) {
+    if (m->deleter != nullptr) m->deleter(m);
+  });
+  blob->NoteWrite(*stream);  // the release goes to this stream
+  impl->storage = std::make_shared<internal::StorageHandle>(std::move(blob));
+  return Tensor(std::move(impl));
+}
+
+}  // namespace eagervm
