@@ -77,7 +77,9 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
              static_cast<vm::ReleaseTensorPolicy*>(p)->runs_user_deleter()) {
     // A user's memory (FromDLPack) goes back to its owner, who may reuse it at
     // once: the kernels this stream (and, through WaitOnDevice, other streams)
-    // queued on it must be done first. Runs on the worker (not inline).
+    // queued on it must be done first. CUDA streams run on the scheduler
+    // thread, so this blocks it until the stream drains; only releases of
+    // imported memory do it (a deferred deleter, like kCopyOut, would not).
     cudaError_t e = cudaStreamSynchronize(stream_.get());
     if (e != cudaSuccess) ReportError(CudaStatus(e, "cudaStreamSynchronize"));
     p->Compute(stream);
