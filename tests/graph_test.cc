@@ -362,7 +362,11 @@ TEST(Graph, KernelTemporariesComeFromTheArenaAfterTheFirstRun) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) * 0.1f;
   Tensor in = FromVector<float>(x, {64, 64});
   const std::vector<float> want = Values<float>(ops::Sum(ops::Exp(in), 0));
+  const int64_t planned = g->stats().arena_bytes;
   for (int r = 0; r < 3; ++r) EXPECT_EQ(Values<float>(RunOk(*g, {in})[0]), want);
+  // The float Sum accumulates in a temporary: the first run sized it, the
+  // second reserved it in the arena.
+  EXPECT_GT(g->stats().arena_bytes, planned);
 }
 
 }  // namespace

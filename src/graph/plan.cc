@@ -110,7 +110,6 @@ class PlanBuilder {
     plan.placement_.resize(p_.buffers.size());
     plan.errors_.resize(p_.buffers.size());
     for (const Buffer& b : p_.buffers) plan.buffer_bytes_.push_back(b.nbytes);
-    std::vector<int> slot_of_input(p_.input_metas.size()), slot_of_param(p_.parameters.size());
     std::vector<int> order;
     for (int kind = 0; kind < 3; ++kind) {
       for (size_t b = 0; b < p_.buffers.size(); ++b) {
@@ -160,17 +159,17 @@ class PlanBuilder {
     for (int m : last) {
       if (m >= 0) ends_here[m] = true;
     }
+    bool cut = false;  // the previous node was the last access of a bound slot
     for (size_t m = 0; m < main_.size(); ++m) {
       vm::VmStream* s = p_.nodes[main_[m]].stream;
-      if (plan.segments_.empty() || plan.segments_.back().stream != s ||
-          ends_here_prev_) {
+      if (plan.segments_.empty() || plan.segments_.back().stream != s || cut) {
         graph::Segment seg;
         seg.stream = s;
         seg.begin = static_cast<int>(m);
         plan.segments_.push_back(seg);
       }
       plan.segments_.back().end = static_cast<int>(m) + 1;
-      ends_here_prev_ = ends_here[m];
+      cut = ends_here[m];
     }
   }
   void MarkLast(int buffer, int m, std::vector<int>* last) const {
@@ -339,7 +338,6 @@ class PlanBuilder {
   std::vector<int> init_, main_;  // program node indices, in capture order
   std::vector<int> output_buffers_;
   std::vector<int> last_main_use_;
-  bool ends_here_prev_ = false;
 };
 
 absl::StatusOr<std::shared_ptr<Plan>> Plan::Build(Program program, const GraphOptions& options) {
