@@ -57,7 +57,9 @@ struct RawScale {
     cudaFree(d);
     cudaStreamDestroy(s);
   }
-  void Launch() const { (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s); }
+  void Launch() const {
+    (void)kc::LaunchBinaryScalar(kc::BinaryKind::kMul, kc::DT::kFloat32, d, d, one, 1, s);
+  }
 };
 
 struct Row {
@@ -92,7 +94,12 @@ Row TinyOpRate(int n) {
     vm.push_back(vm_run());
     raw.push_back(raw_run());
   }
-  return {"tiny op rate (MulScalarInplace, 1 float)", Median(vm), Median(raw), "ops/s", true, ">= 0.8x"};
+  return {"tiny op rate (MulScalarInplace, 1 float)",
+          Median(vm),
+          Median(raw),
+          "ops/s",
+          true,
+          ">= 0.8x"};
 }
 
 // 2. Item() latency (us).
@@ -109,7 +116,8 @@ Row ItemLatency(int n) {
   Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   float *d = nullptr, *h = nullptr;
   Check(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(float)), "cudaMalloc");
-  Check(cudaHostAlloc(reinterpret_cast<void**>(&h), sizeof(float), cudaHostAllocDefault), "cudaHostAlloc");
+  Check(cudaHostAlloc(reinterpret_cast<void**>(&h), sizeof(float), cudaHostAllocDefault),
+        "cudaHostAlloc");
   for (int i = 0; i < n; ++i) {
     const auto t0 = Clock::now();
     cudaMemcpyAsync(h, d, sizeof(float), cudaMemcpyDeviceToHost, s);
@@ -226,13 +234,15 @@ std::vector<Row> ThousandKernels(int reps) {
   cudaGraphDestroy(graph);
   const eagervm::GraphStats st = replay.stats();
   std::printf("graph replay: %lld CUDA graph launches, %lld fallbacks\n",
-              static_cast<long long>(st.device_graph_runs), static_cast<long long>(st.device_graph_fallbacks));
+              static_cast<long long>(st.device_graph_runs),
+              static_cast<long long>(st.device_graph_fallbacks));
   return {{"1000 tiny kernels: eager vs raw launch loop", eager, raw_loop, "us", false, "report"},
-          {"1000 tiny kernels: graph, flat executor vs raw launch loop", flat_us, raw_loop, "us", false, "report"},
-          {"1000 tiny kernels: graph, CUDA-graph replay vs raw launch loop", replay_us, raw_loop, "us", false,
-           "report"},
-          {"1000 tiny kernels: graph, CUDA-graph replay vs raw cudaGraphLaunch", replay_us, raw_graph, "us",
-           false, "<= 1.5x"}};
+          {"1000 tiny kernels: graph, flat executor vs raw launch loop", flat_us, raw_loop, "us",
+           false, "report"},
+          {"1000 tiny kernels: graph, CUDA-graph replay vs raw launch loop", replay_us, raw_loop,
+           "us", false, "report"},
+          {"1000 tiny kernels: graph, CUDA-graph replay vs raw cudaGraphLaunch", replay_us,
+           raw_graph, "us", false, "<= 1.5x"}};
 }
 
 }  // namespace
@@ -243,11 +253,14 @@ int main() {
     return 0;
   }
   const bool quick = std::getenv("EAGERVM_BENCH_QUICK") != nullptr;
-  std::vector<Row> rows = {TinyOpRate(quick ? 2000 : 20000), ItemLatency(quick ? 200 : 2000), BigAdd(quick ? 2 : 5)};
+  std::vector<Row> rows = {TinyOpRate(quick ? 2000 : 20000), ItemLatency(quick ? 200 : 2000),
+                           BigAdd(quick ? 2 : 5)};
   for (const Row& r : ThousandKernels(quick ? 5 : 20)) rows.push_back(r);
-  std::printf("\n| case | eagervm | raw CUDA | unit | ratio | goal |\n|---|---:|---:|---|---:|---|\n");
+  std::printf(
+      "\n| case | eagervm | raw CUDA | unit | ratio | goal |\n|---|---:|---:|---|---:|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %s | %.3g | %.3g | %s | %.2fx | %s |\n", r.name, r.vm, r.raw, r.unit, r.vm / r.raw, r.goal);
+    std::printf("| %s | %.3g | %.3g | %s | %.2fx | %s |\n", r.name, r.vm, r.raw, r.unit,
+                r.vm / r.raw, r.goal);
   }
   std::printf("\n(ratio = eagervm / raw; for latency lower is better)\n");
   return eagervm::Sync().ok() ? 0 : 1;

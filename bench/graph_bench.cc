@@ -110,9 +110,12 @@ int main(int argc, char** argv) {
   return eagervm::bench::RunWithRatios(
       argc, argv,
       {
-          {"1000-node chain: graph replay / eager, per node", "BM_GraphChain", "BM_EagerChain", "<= 0.1x"},
-          {"1000-node chain: graph replay / direct kernel loop", "BM_GraphChain", "BM_DirectChain", ""},
+          {"1000-node chain: graph replay / eager, per node", "BM_GraphChain", "BM_EagerChain",
+           "<= 0.1x"},
+          {"1000-node chain: graph replay / direct kernel loop", "BM_GraphChain", "BM_DirectChain",
+           ""},
           {"1000-node chain: eager / direct kernel loop", "BM_EagerChain", "BM_DirectChain", ""},
-          {"1-node plan Run+Sync / one eager op + Sync", "BM_GraphOneNode", "BM_EagerOneOp", "<= 2x"},
+          {"1-node plan Run+Sync / one eager op + Sync", "BM_GraphOneNode", "BM_EagerOneOp",
+           "<= 2x"},
       });
 }

@@ -119,9 +119,9 @@ void RegisterEmptyOp() {
       return absl::StatusOr<std::vector<TensorMeta>>(std::vector<TensorMeta>{});
     };
     if (!RegisterOp("BenchEmptyInplace", infer, o).ok()) std::abort();
-    if (!RegisterKernel("BenchEmptyInplace", DeviceType::kCPU,
-                        [](KernelContext&) { return absl::OkStatus(); })
-             .ok()) {
+    if (!RegisterKernel("BenchEmptyInplace", DeviceType::kCPU, [](KernelContext&) {
+           return absl::OkStatus();
+         }).ok()) {
       std::abort();
     }
     return true;
@@ -137,7 +137,8 @@ void BM_EvmEmptyChain(benchmark::State& state) {
   WakeCounter wakes;
   for (auto _ : state) {
     const int64_t t0 = WallNanos();
-    for (int i = 0; i < kChainOps; ++i) Check(state, ops::Call("BenchEmptyInplace", inputs).status());
+    for (int i = 0; i < kChainOps; ++i)
+      Check(state, ops::Call("BenchEmptyInplace", inputs).status());
     Check(state, Sync());
     timer.Add(WallNanos() - t0, kChainOps);
   }
@@ -301,7 +302,7 @@ int main(int argc, char** argv) {
           {"submit-side CPU / end-to-end (same op)", "BM_EvmSubmit", "BM_EvmChain", ""},
           {"independent (64 tensors, 2 streams) / chain", "BM_EvmIndependent", "BM_EvmChain", ""},
           {"1M-float add: VM / direct kernel call", "BM_EvmAdd1M", "BM_DirectAdd1M", "<= 1.05x"},
-          {"two 1M-add chains: 2 streams vs 1 (speed-up)", "BM_EvmTwoChains/2",
-           "BM_EvmTwoChains/1", ">= 1.7x", /*speedup=*/true},
+          {"two 1M-add chains: 2 streams vs 1 (speed-up)", "BM_EvmTwoChains/2", "BM_EvmTwoChains/1",
+           ">= 1.7x", /*speedup=*/true},
       });
 }

@@ -47,9 +47,12 @@ absl::Status ClipLoop(KernelContext& ctx) {
 // its outputs carry the error to dependents and to the next Wait/Item/Sync.
 absl::Status ClipKernel(KernelContext& ctx) {
   switch (ctx.input_meta(0).dtype) {
-    case DType::kFloat32: return ClipLoop<float>(ctx);
-    case DType::kFloat64: return ClipLoop<double>(ctx);
-    default: return absl::InternalError("unreachable: InferClip checks the dtype");
+    case DType::kFloat32:
+      return ClipLoop<float>(ctx);
+    case DType::kFloat64:
+      return ClipLoop<double>(ctx);
+    default:
+      return absl::InternalError("unreachable: InferClip checks the dtype");
   }
 }
 
@@ -62,7 +65,8 @@ int Run() {
   }
 
   Tensor x = FromVector<float>({-3, -1, 0, 0.5, 2, 7}, {2, 3});
-  absl::StatusOr<std::vector<Tensor>> out = ops::Call("example.Clip", {x * 2.0f}, {{"lo", -1.0}, {"hi", 1.0}});
+  absl::StatusOr<std::vector<Tensor>> out =
+      ops::Call("example.Clip", {x * 2.0f}, {{"lo", -1.0}, {"hi", 1.0}});
   if (!out.ok()) {
     std::fprintf(stderr, "Call failed: %s\n", out.status().ToString().c_str());
     return 1;
@@ -80,7 +84,8 @@ int Run() {
   std::printf("sum = %g\n", *sum);
 
   // Bad calls are rejected on this thread, naming the op.
-  absl::StatusOr<std::vector<Tensor>> bad = ops::Call("example.Clip", {x}, {{"lo", 1.0}, {"hi", -1.0}});
+  absl::StatusOr<std::vector<Tensor>> bad =
+      ops::Call("example.Clip", {x}, {{"lo", 1.0}, {"hi", -1.0}});
   std::printf("bad attrs -> %s\n", bad.status().ToString().c_str());
   bad = ops::Call("example.Clip", {ops::Cast(x, DType::kInt32)}, {{"lo", 0.0}, {"hi", 1.0}});
   std::printf("int input -> %s\n", bad.status().ToString().c_str());

@@ -51,15 +51,24 @@ bool ParseFlag(const char* arg, const char* name, std::string* value) {
 bool ParseOptions(int argc, char** argv, Options* o) try {
   for (int i = 1; i < argc; ++i) {
     std::string v;
-    if (std::strcmp(argv[i], "--quiet") == 0) o->quiet = true;
-    else if (ParseFlag(argv[i], "--samples", &v)) o->samples = std::stoll(v);
-    else if (ParseFlag(argv[i], "--features", &v)) o->features = std::stoll(v);
-    else if (ParseFlag(argv[i], "--steps", &v)) o->steps = std::stoi(v);
-    else if (ParseFlag(argv[i], "--lr", &v)) o->lr = std::stod(v);
-    else if (ParseFlag(argv[i], "--noise", &v)) o->noise = std::stod(v);
-    else if (ParseFlag(argv[i], "--seed", &v)) o->seed = std::stoull(v);
-    else if (ParseFlag(argv[i], "--print-every", &v)) o->print_every = std::stoi(v);
-    else if (ParseFlag(argv[i], "--tolerance", &v)) o->tolerance = std::stod(v);
+    if (std::strcmp(argv[i], "--quiet") == 0)
+      o->quiet = true;
+    else if (ParseFlag(argv[i], "--samples", &v))
+      o->samples = std::stoll(v);
+    else if (ParseFlag(argv[i], "--features", &v))
+      o->features = std::stoll(v);
+    else if (ParseFlag(argv[i], "--steps", &v))
+      o->steps = std::stoi(v);
+    else if (ParseFlag(argv[i], "--lr", &v))
+      o->lr = std::stod(v);
+    else if (ParseFlag(argv[i], "--noise", &v))
+      o->noise = std::stod(v);
+    else if (ParseFlag(argv[i], "--seed", &v))
+      o->seed = std::stoull(v);
+    else if (ParseFlag(argv[i], "--print-every", &v))
+      o->print_every = std::stoi(v);
+    else if (ParseFlag(argv[i], "--tolerance", &v))
+      o->tolerance = std::stod(v);
     else {
       std::fprintf(stderr, "unknown flag %s (see the comment at the top of linear_regression.cc)\n",
                    argv[i]);
@@ -150,12 +159,14 @@ int main(int argc, char** argv) {
         absl::StatusOr<float> l = loss.Item<float>();  // the only sync point
         if (!l.ok()) return l.status();
         fit->loss = *l;
-        if (!o.quiet) std::printf("  %s step %4d  loss %.6f\n", graph ? "graph" : "eager", step, *l);
+        if (!o.quiet)
+          std::printf("  %s step %4d  loss %.6f\n", graph ? "graph" : "eager", step, *l);
       }
     }
     EAGERVM_RETURN_IF_ERROR(eagervm::Sync());
-    fit->us_per_step = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
-                       std::max(o.steps, 1);
+    fit->us_per_step =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        std::max(o.steps, 1);
     EAGERVM_ASSIGN_OR_RETURN(fit->w, w.ToVector<float>());
     EAGERVM_ASSIGN_OR_RETURN(fit->b, b.ToVector<float>());
     return absl::OkStatus();
@@ -198,8 +209,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (o.quiet) {
-    std::printf("ok: max |fitted - true| = %.4f, loss %.6f; per step eager %.1f us, graph %.1f us\n",
-                worst, loss, eager_fit.us_per_step, graph_fit.us_per_step);
+    std::printf(
+        "ok: max |fitted - true| = %.4f, loss %.6f; per step eager %.1f us, graph %.1f us\n", worst,
+        loss, eager_fit.us_per_step, graph_fit.us_per_step);
   }
   return 0;
 }

@@ -6,17 +6,15 @@
 #include <thread>
 #include <vector>
 
-#include "eagervm/eagervm.h"
 #include "configured_vm.h"
+#include "eagervm/eagervm.h"
 #include "random_program.h"
 
 namespace eagervm {
 namespace {
 
 const auto* const env = ::testing::AddGlobalTestEnvironment(
-    new testing::ConfiguredVm([](VmOptions& o) {
-      o.compute_on_scheduler_thread = true;
-    }));
+    new testing::ConfiguredVm([](VmOptions& o) { o.compute_on_scheduler_thread = true; }));
 
 constexpr int kPrograms = testing::kSanitized ? 20 : 100;
 

@@ -19,9 +19,9 @@ namespace eagervm::vm {
 namespace {
 
 struct Log {
-  std::vector<int> runs;                  // tags, in Run order
-  std::vector<std::vector<int>> waits;    // per Run: tags of alive device_waits
-  std::vector<bool> done;                 // by tag: "the device finished it"
+  std::vector<int> runs;                // tags, in Run order
+  std::vector<std::vector<int>> waits;  // per Run: tags of alive device_waits
+  std::vector<bool> done;               // by tag: "the device finished it"
 };
 
 class TaggedPolicy final : public InstructionPolicy {
@@ -73,9 +73,10 @@ class EngineHookTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     log_.done.assign(8, false);
     for (int i = 0; i < 2; ++i) {
-      streams_.push_back(std::make_unique<VmStream>(
-          Stream(Device::Cuda(0), i), std::make_unique<FakeDevicePolicy>(&log_, GetParam()), nullptr,
-          /*context=*/nullptr));
+      streams_.push_back(
+          std::make_unique<VmStream>(Stream(Device::Cuda(0), i),
+                                     std::make_unique<FakeDevicePolicy>(&log_, GetParam()), nullptr,
+                                     /*context=*/nullptr));
     }
   }
   Instruction* Make(int tag, int stream, bool write) {
@@ -135,7 +136,8 @@ TEST_P(EngineHookTest, WriteAfterReadAcrossStreamsAlsoWaitsOnTheDevice) {
   Drain();
   if (on_device) {
     ASSERT_EQ(log_.runs, (std::vector<int>{1, 2, 3}));
-    EXPECT_EQ(log_.waits[2], (std::vector<int>{2}));  // the writer waits for the reader on the device
+    EXPECT_EQ(log_.waits[2],
+              (std::vector<int>{2}));  // the writer waits for the reader on the device
   } else {
     ASSERT_EQ(log_.runs, (std::vector<int>{1, 2}));
     log_.done[2] = true;

@@ -32,7 +32,8 @@ void ReplayMatchesEager(bool device_graphs) {
   };
   GraphOptions options;
   options.device_graphs = device_graphs;
-  absl::StatusOr<Graph> g = Graph::Capture({TensorMeta{{4, 4}, DType::kFloat32, kGpu}}, fn, options);
+  absl::StatusOr<Graph> g =
+      Graph::Capture({TensorMeta{{4, 4}, DType::kFloat32, kGpu}}, fn, options);
   ASSERT_TRUE(g.ok()) << g.status();
   std::mt19937_64 rng(3);
   for (int r = 0; r < 6; ++r) {

@@ -12,7 +12,8 @@ namespace {
 class NoCudaDevice : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (CudaDeviceCount() > 0) GTEST_SKIP() << "a CUDA device is present; the cuda_* tests cover it";
+    if (CudaDeviceCount() > 0)
+      GTEST_SKIP() << "a CUDA device is present; the cuda_* tests cover it";
   }
 };
 

@@ -56,7 +56,10 @@ TEST_F(CudaOom, ExhaustionIsDataAndMemoryComesBack) {
 }
 
 TEST_F(CudaOom, EmptyCacheTrimsAndTheDeviceStillWorks) {
-  { Tensor big = Full({kFloats}, 1.0f, DType::kFloat32, kGpu); ASSERT_TRUE(big.Wait().ok()); }
+  {
+    Tensor big = Full({kFloats}, 1.0f, DType::kFloat32, kGpu);
+    ASSERT_TRUE(big.Wait().ok());
+  }
   ASSERT_TRUE(VirtualMachine::Get().EmptyCache().ok());
   Tensor t = Full({4}, 9, DType::kInt32, kGpu);
   EXPECT_EQ(*t.ToVector<int32_t>(), (std::vector<int32_t>{9, 9, 9, 9}));

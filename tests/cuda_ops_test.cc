@@ -77,23 +77,24 @@ TEST_F(CudaOps, FullFillAndCopyInto) {
   auto v = RandomValues<float>(100, rng_);
   Tensor src = Host(v, {10, 10});
   Tensor gpu = Zeros({10, 10}, DType::kFloat32, kGpu);
-  ASSERT_TRUE(ops::CopyInto(gpu, src).ok());           // H2D from pageable memory
+  ASSERT_TRUE(ops::CopyInto(gpu, src).ok());  // H2D from pageable memory
   Tensor back = Zeros({10, 10}, DType::kFloat32);
-  ASSERT_TRUE(ops::CopyInto(back, gpu).ok());          // D2H into pageable memory
+  ASSERT_TRUE(ops::CopyInto(back, gpu).ok());  // D2H into pageable memory
   Tensor gpu2 = Zeros({10, 10}, DType::kFloat32, kGpu);
-  ASSERT_TRUE(ops::CopyInto(gpu2, gpu).ok());          // on the device
+  ASSERT_TRUE(ops::CopyInto(gpu2, gpu).ok());  // on the device
   ExpectSameValues<float>(src, back);
   ExpectSameValues<float>(src, gpu2);
 }
 
 TEST_F(CudaOps, BinaryOpsWithBroadcasting) {
-  const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{4, 5}, {4, 5}}, {{4, 5}, {5}}, {{4, 1, 3}, {2, 1}}, {{}, {3, 2}}, {{6, 1}, {1, 7}}, {{0, 3}, {3}}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{4, 5}, {4, 5}},    {{4, 5}, {5}},
+                                                       {{4, 1, 3}, {2, 1}}, {{}, {3, 2}},
+                                                       {{6, 1}, {1, 7}},    {{0, 3}, {3}}};
   using Fn = Tensor (*)(const Tensor&, const Tensor&);
-  for (Fn op : {+[](const Tensor& a, const Tensor& b) { return ops::Add(a, b); },
-                +[](const Tensor& a, const Tensor& b) { return ops::Sub(a, b); },
-                +[](const Tensor& a, const Tensor& b) { return ops::Mul(a, b); },
-                +[](const Tensor& a, const Tensor& b) { return ops::Maximum(a, b); }}) {
+  for (Fn op : {+[](const Tensor&a, const Tensor&b) { return ops::Add(a, b); },
+                +[](const Tensor&a, const Tensor&b) { return ops::Sub(a, b); },
+                +[](const Tensor&a, const Tensor&b) { return ops::Mul(a, b); },
+                +[](const Tensor&a, const Tensor&b) { return ops::Maximum(a, b); }}) {
     for (const auto& [sa, sb] : shapes) {
       Differential<float>([&](const std::vector<Tensor>& in) { return op(in[0], in[1]); },
                           {Host(RandomValues<float>(sa.numel(), rng_), sa),
@@ -105,7 +106,8 @@ TEST_F(CudaOps, BinaryOpsWithBroadcasting) {
   }
   // Div: divisors away from zero (integer x / 0 differs: an error on the CPU).
   Differential<double>([](const std::vector<Tensor>& in) { return ops::Div(in[0], in[1]); },
-                       {Host(RandomValues<double>(12, rng_), {3, 4}), Host(RandomValues<double>(4, rng_, 1, 3), {4})});
+                       {Host(RandomValues<double>(12, rng_), {3, 4}),
+                        Host(RandomValues<double>(4, rng_, 1, 3), {4})});
   Differential<int32_t>([](const std::vector<Tensor>& in) { return ops::Div(in[0], in[1]); },
                         {Host(RandomValues<int32_t>(12, rng_, -100, 100), {3, 4}),
                          Host(std::vector<int32_t>{-3, -1, 2, 7}, {4})});
@@ -121,7 +123,8 @@ TEST_F(CudaOps, InplaceAndScalarOps) {
     ExpectSameValues<float>(c, g);
   };
   run([](const Tensor& s, const Tensor& o) { return ops::AddInplace(s, o); }, DType::kFloat32);
-  run([](const Tensor& s, const Tensor&) { return ops::MulScalarInplace(s, -2.5); }, DType::kFloat32);
+  run([](const Tensor& s, const Tensor&) { return ops::MulScalarInplace(s, -2.5); },
+      DType::kFloat32);
   Tensor x = Host(RandomValues<int32_t>(50, rng_, -50, 50), {50});
   for (auto f : {+[](const Tensor& t) { return ops::AddScalar(t, 3); },
                  +[](const Tensor& t) { return ops::SubScalar(t, 3); },
@@ -135,12 +138,15 @@ TEST_F(CudaOps, UnaryOps) {
   Tensor pos = Host(RandomValues<double>(300, rng_, 0.01, 5), {300});
   Tensor any = Host(RandomValues<double>(300, rng_, -6, 6), {10, 30});
   using Fn = Tensor (*)(const Tensor&);
-  for (Fn f : {+[](const Tensor& t) { return ops::Relu(t); }, +[](const Tensor& t) { return ops::Neg(t); },
-               +[](const Tensor& t) { return ops::Exp(t); }, +[](const Tensor& t) { return ops::Sigmoid(t); },
-               +[](const Tensor& t) { return ops::Tanh(t); }}) {
+  for (Fn f :
+       {+[](const Tensor& t) { return ops::Relu(t); }, +[](const Tensor& t) { return ops::Neg(t); },
+        +[](const Tensor& t) { return ops::Exp(t); },
+        +[](const Tensor& t) { return ops::Sigmoid(t); },
+        +[](const Tensor& t) { return ops::Tanh(t); }}) {
     Differential<double>([&](const std::vector<Tensor>& in) { return f(in[0]); }, {any}, 1e-12);
   }
-  for (Fn f : {+[](const Tensor& t) { return ops::Log(t); }, +[](const Tensor& t) { return ops::Sqrt(t); }}) {
+  for (Fn f : {+[](const Tensor& t) { return ops::Log(t); },
+               +[](const Tensor& t) { return ops::Sqrt(t); }}) {
     Differential<double>([&](const std::vector<Tensor>& in) { return f(in[0]); }, {pos}, 1e-12);
   }
   Tensor ints = Host(RandomValues<int64_t>(64, rng_, -9, 9), {64});
@@ -155,13 +161,17 @@ TEST_F(CudaOps, Reductions) {
     Differential<float>([](const std::vector<Tensor>& in) { return ops::Sum(in[0]); }, {f}, 1e-4);
     Differential<float>([](const std::vector<Tensor>& in) { return ops::Mean(in[0]); }, {f}, 1e-4);
     Differential<int32_t>([](const std::vector<Tensor>& in) { return ops::Sum(in[0]); }, {i});
-    if (s.numel() > 0) Differential<int32_t>([](const std::vector<Tensor>& in) { return ops::Max(in[0]); }, {i});
+    if (s.numel() > 0)
+      Differential<int32_t>([](const std::vector<Tensor>& in) { return ops::Max(in[0]); }, {i});
     for (int axis = 0; axis < s.size(); ++axis) {
       for (bool keep : {false, true}) {
-        Differential<float>([&](const std::vector<Tensor>& in) { return ops::Sum(in[0], axis, keep); }, {f}, 1e-4);
-        Differential<float>([&](const std::vector<Tensor>& in) { return ops::Mean(in[0], axis, keep); }, {f}, 1e-4);
+        Differential<float>(
+            [&](const std::vector<Tensor>& in) { return ops::Sum(in[0], axis, keep); }, {f}, 1e-4);
+        Differential<float>(
+            [&](const std::vector<Tensor>& in) { return ops::Mean(in[0], axis, keep); }, {f}, 1e-4);
         if (s[axis] > 0) {
-          Differential<float>([&](const std::vector<Tensor>& in) { return ops::Max(in[0], axis, keep); }, {f});
+          Differential<float>(
+              [&](const std::vector<Tensor>& in) { return ops::Max(in[0], axis, keep); }, {f});
         }
       }
     }
@@ -172,16 +182,28 @@ TEST_F(CudaOps, CastBetweenEveryPairIncludingEdgeValues) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> v = {0, -0.5, 1.5, -2.7, 3e9, -3e9, 1e30, -1e30, nan, 42};
   Tensor src = Host(v, {10});
-  for (DType from : {DType::kFloat64, DType::kFloat32, DType::kInt64, DType::kInt32, DType::kBool}) {
+  for (DType from :
+       {DType::kFloat64, DType::kFloat32, DType::kInt64, DType::kInt32, DType::kBool}) {
     Tensor c = ops::Cast(src, from), g = ops::Cast(src.To(kGpu), from);
-    for (DType to : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
+    for (DType to :
+         {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64}) {
       Tensor cc = ops::Cast(c, to), gc = ops::Cast(g, to);
       switch (to) {
-        case DType::kBool: ExpectSameValues<bool>(cc, gc); break;
-        case DType::kInt32: ExpectSameValues<int32_t>(cc, gc); break;
-        case DType::kInt64: ExpectSameValues<int64_t>(cc, gc); break;
-        case DType::kFloat32: ExpectSameValues<float>(cc, gc, 0); break;
-        case DType::kFloat64: ExpectSameValues<double>(cc, gc, 0); break;
+        case DType::kBool:
+          ExpectSameValues<bool>(cc, gc);
+          break;
+        case DType::kInt32:
+          ExpectSameValues<int32_t>(cc, gc);
+          break;
+        case DType::kInt64:
+          ExpectSameValues<int64_t>(cc, gc);
+          break;
+        case DType::kFloat32:
+          ExpectSameValues<float>(cc, gc, 0);
+          break;
+        case DType::kFloat64:
+          ExpectSameValues<double>(cc, gc, 0);
+          break;
       }
     }
   }
@@ -200,13 +222,16 @@ TEST_F(CudaOps, RandomNormalMatchesTheCpuGenerator) {
 }
 
 TEST_F(CudaOps, MatMulAndTranspose) {
-  const std::vector<std::tuple<int64_t, int64_t, int64_t>> sizes = {{1, 1, 1}, {17, 33, 9}, {128, 256, 64}, {3, 0, 4}};
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> sizes = {
+      {1, 1, 1}, {17, 33, 9}, {128, 256, 64}, {3, 0, 4}};
   for (auto [m, k, n] : sizes) {
     Differential<float>([](const std::vector<Tensor>& in) { return ops::MatMul(in[0], in[1]); },
-                        {Host(RandomValues<float>(m * k, rng_), {m, k}), Host(RandomValues<float>(k * n, rng_), {k, n})},
+                        {Host(RandomValues<float>(m * k, rng_), {m, k}),
+                         Host(RandomValues<float>(k * n, rng_), {k, n})},
                         1e-3);
     Differential<double>([](const std::vector<Tensor>& in) { return ops::MatMul(in[0], in[1]); },
-                         {Host(RandomValues<double>(m * k, rng_), {m, k}), Host(RandomValues<double>(k * n, rng_), {k, n})},
+                         {Host(RandomValues<double>(m * k, rng_), {m, k}),
+                          Host(RandomValues<double>(k * n, rng_), {k, n})},
                          1e-10);
     Differential<int32_t>([](const std::vector<Tensor>& in) { return ops::MatMul(in[0], in[1]); },
                           {Host(RandomValues<int32_t>(m * k, rng_, -9, 9), {m, k}),
@@ -222,24 +247,27 @@ TEST_F(CudaOps, MatMulAndTranspose) {
 
 TEST_F(CudaOps, CustomOpKernelGetsTheCudaStream) {
   ASSERT_TRUE(RegisterOp("TestCudaZeroLike",
-                         [](const std::vector<TensorMeta>& in, const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+                         [](const std::vector<TensorMeta>& in,
+                            const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
                            return std::vector<TensorMeta>{in[0]};
                          })
                   .ok());
-  ASSERT_TRUE(RegisterKernel("TestCudaZeroLike", DeviceType::kCUDA, [](KernelContext& ctx) -> absl::Status {
-                void* stream = ctx.cuda_stream();
-                if (stream == nullptr) return absl::InternalError("no cuda stream");
-                if (stream != Stream::Current(ctx.output_meta(0).device).native_handle()) {
-                  return absl::InternalError("not the VM's stream");
-                }
+  ASSERT_TRUE(
+      RegisterKernel("TestCudaZeroLike", DeviceType::kCUDA, [](KernelContext& ctx) -> absl::Status {
+        void* stream = ctx.cuda_stream();
+        if (stream == nullptr) return absl::InternalError("no cuda stream");
+        if (stream != Stream::Current(ctx.output_meta(0).device).native_handle()) {
+          return absl::InternalError("not the VM's stream");
+        }
 #ifdef EAGERVM_WITH_CUDA
-                const size_t bytes = ctx.output_meta(0).shape.numel() * SizeOf(ctx.output_meta(0).dtype);
-                if (cudaMemsetAsync(ctx.raw_output(0), 0, bytes, static_cast<cudaStream_t>(stream)) != cudaSuccess) {
-                  return absl::InternalError("cudaMemsetAsync failed");
-                }
+        const size_t bytes = ctx.output_meta(0).shape.numel() * SizeOf(ctx.output_meta(0).dtype);
+        if (cudaMemsetAsync(ctx.raw_output(0), 0, bytes, static_cast<cudaStream_t>(stream)) !=
+            cudaSuccess) {
+          return absl::InternalError("cudaMemsetAsync failed");
+        }
 #endif
-                return absl::OkStatus();
-              }).ok());
+        return absl::OkStatus();
+      }).ok());
   Tensor x = Full({4, 4}, 3.0f, DType::kFloat32, kGpu);
   absl::StatusOr<std::vector<Tensor>> out = ops::Call("TestCudaZeroLike", {x});
   ASSERT_TRUE(out.ok()) << out.status();

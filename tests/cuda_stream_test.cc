@@ -34,22 +34,23 @@ void RegisterSlowFill() {
     // SlowFillInplace(x, value): spins on the device, then x[:] = value.
     OpOptions o;
     o.mutated_inputs = {0};
-    (void)RegisterOp("TestSlowFillInplace",
-                     [](const std::vector<TensorMeta>&, const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
-                       return std::vector<TensorMeta>{};
-                     },
-                     o);
-    (void)RegisterKernel("TestSlowFillInplace", DeviceType::kCUDA, [](KernelContext& ctx) -> absl::Status {
+    (void)RegisterOp(
+        "TestSlowFillInplace",
+        [](const std::vector<TensorMeta>&, const Attrs&)
+            -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{}; },
+        o);
+    (void)RegisterKernel(
+        "TestSlowFillInplace", DeviceType::kCUDA, [](KernelContext& ctx) -> absl::Status {
 #ifdef EAGERVM_WITH_CUDA
-      const float value = static_cast<float>(std::get<double>(ctx.attrs().at("value")));
-      cudaError_t e = kernels::cuda::LaunchSpinThenFill(ctx.mutable_input<float>(0), ctx.input_meta(0).shape.numel(),
-                                                        value, kSlowCycles,
-                                                        static_cast<cudaStream_t>(ctx.cuda_stream()));
-      return e == cudaSuccess ? absl::OkStatus() : absl::InternalError(cudaGetErrorString(e));
+          const float value = static_cast<float>(std::get<double>(ctx.attrs().at("value")));
+          cudaError_t e = kernels::cuda::LaunchSpinThenFill(
+              ctx.mutable_input<float>(0), ctx.input_meta(0).shape.numel(), value, kSlowCycles,
+              static_cast<cudaStream_t>(ctx.cuda_stream()));
+          return e == cudaSuccess ? absl::OkStatus() : absl::InternalError(cudaGetErrorString(e));
 #else
       return absl::UnimplementedError("built without CUDA");
 #endif
-    });
+        });
     return true;
   }();
   (void)once;
@@ -108,9 +109,11 @@ TEST_F(CudaStreams, SyncMeansTheDeviceIsDone) {
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(Sync().ok());
   const auto waited = std::chrono::steady_clock::now() - t0;
-  EXPECT_GT(waited, std::chrono::milliseconds(20)) << "Sync() returned before the slow kernel ended";
+  EXPECT_GT(waited, std::chrono::milliseconds(20))
+      << "Sync() returned before the slow kernel ended";
 #ifdef EAGERVM_WITH_CUDA
-  EXPECT_EQ(cudaStreamQuery(static_cast<cudaStream_t>(Stream::Default(kGpu).native_handle())), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(static_cast<cudaStream_t>(Stream::Default(kGpu).native_handle())),
+            cudaSuccess);
 #endif
 }
 
@@ -168,7 +171,8 @@ TEST_F(CudaStreams, RandomProgramsAcrossCpuAndTwoCudaStreamsMatchASequentialRefe
           ref[a] = ref[b];
           break;
         case 5:  // a host read in the middle
-          ASSERT_EQ(*t[a].Slice(3, 4).Reshape({}).Item<float>(), ref[a][3]) << "seed " << seed << " step " << step;
+          ASSERT_EQ(*t[a].Slice(3, 4).Reshape({}).Item<float>(), ref[a][3])
+              << "seed " << seed << " step " << step;
           break;
       }
     }

@@ -13,11 +13,11 @@
 
 #include "eagervm/eagervm.h"
 
-#define EAGERVM_REQUIRE_CUDA()                                                              \
-  do {                                                                                      \
-    if (::eagervm::CudaDeviceCount() == 0)                                                  \
-      GTEST_SKIP() << "needs a CUDA GPU: CudaDeviceCount() is 0 (no driver or device, or "  \
-                      "built without CUDA); run scripts/gpu_check.sh on a GPU machine";     \
+#define EAGERVM_REQUIRE_CUDA()                                                             \
+  do {                                                                                     \
+    if (::eagervm::CudaDeviceCount() == 0)                                                 \
+      GTEST_SKIP() << "needs a CUDA GPU: CudaDeviceCount() is 0 (no driver or device, or " \
+                      "built without CUDA); run scripts/gpu_check.sh on a GPU machine";    \
   } while (0)
 
 namespace eagervm::testing_cuda {
@@ -29,9 +29,12 @@ std::vector<T> RandomValues(size_t n, std::mt19937_64& rng, double lo = -4, doub
   std::vector<T> v(n);
   std::uniform_real_distribution<double> d(lo, hi);
   for (size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_same_v<T, bool>) v[i] = d(rng) > 0;
-    else if constexpr (std::is_integral_v<T>) v[i] = static_cast<T>(std::llround(d(rng)));
-    else v[i] = static_cast<T>(d(rng));
+    if constexpr (std::is_same_v<T, bool>)
+      v[i] = d(rng) > 0;
+    else if constexpr (std::is_integral_v<T>)
+      v[i] = static_cast<T>(std::llround(d(rng)));
+    else
+      v[i] = static_cast<T>(d(rng));
   }
   return v;
 }

@@ -17,12 +17,15 @@ using testing::Values;
 
 // out = x * attrs["factor"] + attrs["offset"]: float32 only.
 absl::Status RegisterAffine() {
-  absl::Status s = RegisterOp("test.Affine", [](const std::vector<TensorMeta>& in, const Attrs& attrs)
-                                                 -> absl::StatusOr<std::vector<TensorMeta>> {
-    if (in.size() != 1) return absl::InvalidArgumentError("takes one input");
-    if (!attrs.contains("factor")) return absl::InvalidArgumentError("needs attr 'factor'");
-    return std::vector<TensorMeta>{in[0]};
-  });
+  absl::Status s = RegisterOp("test.Affine",
+                              [](const std::vector<TensorMeta>& in,
+                                 const Attrs& attrs) -> absl::StatusOr<std::vector<TensorMeta>> {
+                                if (in.size() != 1)
+                                  return absl::InvalidArgumentError("takes one input");
+                                if (!attrs.contains("factor"))
+                                  return absl::InvalidArgumentError("needs attr 'factor'");
+                                return std::vector<TensorMeta>{in[0]};
+                              });
   if (!s.ok()) return s;
   return RegisterKernel("test.Affine", DeviceType::kCPU, [](KernelContext& ctx) -> absl::Status {
     const float* x = ctx.input<float>(0);
@@ -41,7 +44,8 @@ absl::Status RegisterAffine() {
 TEST(CustomOp, RegisterCallAndAttrsReachTheKernel) {
   ASSERT_TRUE(RegisterAffine().ok());
   Tensor x = Make<float>({1, 2, 3}, {3});
-  absl::StatusOr<std::vector<Tensor>> y = ops::Call("test.Affine", {x}, {{"factor", 2.0}, {"offset", 0.5}});
+  absl::StatusOr<std::vector<Tensor>> y =
+      ops::Call("test.Affine", {x}, {{"factor", 2.0}, {"offset", 0.5}});
   ASSERT_TRUE(y.ok()) << y.status();
   ASSERT_EQ(y->size(), 1u);
   EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{2.5, 4.5, 6.5}));
@@ -52,10 +56,12 @@ TEST(CustomOp, RegisterCallAndAttrsReachTheKernel) {
 }
 
 TEST(CustomOp, EveryAttrTypeArrives) {
-  ASSERT_TRUE(RegisterOp("test.Attrs", [](const std::vector<TensorMeta>&, const Attrs& a)
-                                           -> absl::StatusOr<std::vector<TensorMeta>> {
-                return std::vector<TensorMeta>{{Shape{5}, DType::kInt64, Device::Cpu()}};
-              }).ok());
+  ASSERT_TRUE(RegisterOp("test.Attrs",
+                         [](const std::vector<TensorMeta>&,
+                            const Attrs& a) -> absl::StatusOr<std::vector<TensorMeta>> {
+                           return std::vector<TensorMeta>{{Shape{5}, DType::kInt64, Device::Cpu()}};
+                         })
+                  .ok());
   ASSERT_TRUE(RegisterKernel("test.Attrs", DeviceType::kCPU, [](KernelContext& ctx) {
                 const Attrs& a = ctx.attrs();
                 int64_t* out = ctx.output<int64_t>(0);
@@ -79,8 +85,8 @@ TEST(CustomOp, EveryAttrTypeArrives) {
 }
 
 TEST(CustomOp, RegisteringTwiceIsAlreadyExists) {
-  auto infer = [](const std::vector<TensorMeta>& in, const Attrs&)
-      -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
+  auto infer = [](const std::vector<TensorMeta>& in,
+                  const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
   ASSERT_TRUE(RegisterOp("test.Twice", infer).ok());
   EXPECT_EQ(RegisterOp("test.Twice", infer).code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(RegisterOp("Add", infer).code(), absl::StatusCode::kAlreadyExists);  // built-ins too
@@ -94,22 +100,22 @@ TEST(CustomOp, RegisteringTwiceIsAlreadyExists) {
 }
 
 TEST(CustomOp, ThrowingKernelBecomesAStatusAtSync) {
-  auto same = [](const std::vector<TensorMeta>& in, const Attrs&)
-      -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
+  auto same = [](const std::vector<TensorMeta>& in,
+                 const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
   ASSERT_TRUE(RegisterOp("test.Throws", same).ok());
   ASSERT_TRUE(RegisterKernel("test.Throws", DeviceType::kCPU, [](KernelContext&) -> absl::Status {
                 throw std::runtime_error("boom");
               }).ok());
   Tensor x = Make<float>({1, 2}, {2});
   auto y = ops::Call("test.Throws", {x});
-  ASSERT_TRUE(y.ok());            // queued fine; the failure is runtime data
-  EXPECT_TRUE((*y)[0].ok());      // never visible to ok()
+  ASSERT_TRUE(y.ok());        // queued fine; the failure is runtime data
+  EXPECT_TRUE((*y)[0].ok());  // never visible to ok()
   Tensor dependent = (*y)[0] * 2.0f;
   absl::Status s = Sync();
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
   EXPECT_NE(s.message().find("test.Throws: kernel threw: boom"), std::string::npos) << s;
-  EXPECT_FALSE(dependent.Wait().ok());  // forwarded to dependents
-  EXPECT_TRUE(Sync().ok());             // reported once
+  EXPECT_FALSE(dependent.Wait().ok());                          // forwarded to dependents
+  EXPECT_TRUE(Sync().ok());                                     // reported once
   EXPECT_EQ(Values<float>(x + x), (std::vector<float>{2, 4}));  // the VM keeps running
 }
 
@@ -143,22 +149,26 @@ TEST(CustomOp, InferErrorsAreReturnedAndQueueNothing) {
 TEST(CustomOp, InferFnMayCallAnOp) {
   const absl::Status affine = RegisterAffine();  // or an earlier test did
   ASSERT_TRUE(affine.ok() || affine.code() == absl::StatusCode::kAlreadyExists) << affine;
-  ASSERT_TRUE(RegisterOp("test.InferCallsAffine", [](const std::vector<TensorMeta>& in, const Attrs&)
-                                                      -> absl::StatusOr<std::vector<TensorMeta>> {
-                auto inner = ops::Call("test.Affine", {Full({1}, 1.0f, DType::kFloat32)},
-                                       {{"factor", 2.0}});
-                if (!inner.ok()) return inner.status();
-                if (in.size() != 2 || in[0].shape != Shape{2} || in[1].shape != Shape{3}) {
-                  return absl::InternalError("the nested call clobbered the input metas");
-                }
-                return std::vector<TensorMeta>{in[1]};
-              }).ok());
+  ASSERT_TRUE(
+      RegisterOp("test.InferCallsAffine",
+                 [](const std::vector<TensorMeta>& in,
+                    const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+                   auto inner = ops::Call("test.Affine", {Full({1}, 1.0f, DType::kFloat32)},
+                                          {{"factor", 2.0}});
+                   if (!inner.ok()) return inner.status();
+                   if (in.size() != 2 || in[0].shape != Shape{2} || in[1].shape != Shape{3}) {
+                     return absl::InternalError("the nested call clobbered the input metas");
+                   }
+                   return std::vector<TensorMeta>{in[1]};
+                 })
+          .ok());
   ASSERT_TRUE(RegisterKernel("test.InferCallsAffine", DeviceType::kCPU, [](KernelContext& ctx) {
                 std::memcpy(ctx.output<float>(0), ctx.input<float>(1), 3 * sizeof(float));
                 return absl::OkStatus();
               }).ok());
   for (int round = 0; round < 2; ++round) {  // the second finds the vector given back
-    auto y = ops::Call("test.InferCallsAffine", {Make<float>({1, 2}, {2}), Make<float>({3, 4, 5}, {3})});
+    auto y =
+        ops::Call("test.InferCallsAffine", {Make<float>({1, 2}, {2}), Make<float>({3, 4, 5}, {3})});
     ASSERT_TRUE(y.ok()) << y.status();
     EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{3, 4, 5}));
   }
@@ -168,12 +178,13 @@ TEST(CustomOp, InferFnMayCallAnOp) {
 TEST(CustomOp, MutatedInputsAreOrderedAgainstEarlierReads) {
   OpOptions opts;
   opts.mutated_inputs = {0};
-  ASSERT_TRUE(RegisterOp("test.AddOneInplace",
-                         [](const std::vector<TensorMeta>&, const Attrs&)
-                             -> absl::StatusOr<std::vector<TensorMeta>> {
-                           return std::vector<TensorMeta>{};
-                         },
-                         opts)
+  ASSERT_TRUE(RegisterOp(
+                  "test.AddOneInplace",
+                  [](const std::vector<TensorMeta>&,
+                     const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+                    return std::vector<TensorMeta>{};
+                  },
+                  opts)
                   .ok());
   ASSERT_TRUE(RegisterKernel("test.AddOneInplace", DeviceType::kCPU, [](KernelContext& ctx) {
                 float* self = ctx.mutable_input<float>(0);
@@ -195,20 +206,21 @@ TEST(CustomOp, MutatedInputsAreOrderedAgainstEarlierReads) {
 }
 
 TEST(CustomOp, AllocateTempGivesStreamScratchMemory) {
-  auto same = [](const std::vector<TensorMeta>& in, const Attrs&)
-      -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
+  auto same = [](const std::vector<TensorMeta>& in,
+                 const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
   ASSERT_TRUE(RegisterOp("test.ReverseViaTemp", same).ok());
-  ASSERT_TRUE(RegisterKernel("test.ReverseViaTemp", DeviceType::kCPU, [](KernelContext& ctx) {
-                const int64_t n = ctx.input_meta(0).shape.numel();
-                absl::StatusOr<void*> tmp = ctx.AllocateTemp(static_cast<size_t>(n) * sizeof(double));
-                if (!tmp.ok()) return tmp.status();
-                auto* scratch = static_cast<double*>(*tmp);
-                const double* x = ctx.input<double>(0);
-                for (int64_t i = 0; i < n; ++i) scratch[n - 1 - i] = x[i];
-                std::memcpy(ctx.output<double>(0), scratch, static_cast<size_t>(n) * sizeof(double));
-                EXPECT_EQ(ctx.cuda_stream(), nullptr);
-                return absl::OkStatus();
-              }).ok());
+  ASSERT_TRUE(
+      RegisterKernel("test.ReverseViaTemp", DeviceType::kCPU, [](KernelContext& ctx) {
+        const int64_t n = ctx.input_meta(0).shape.numel();
+        absl::StatusOr<void*> tmp = ctx.AllocateTemp(static_cast<size_t>(n) * sizeof(double));
+        if (!tmp.ok()) return tmp.status();
+        auto* scratch = static_cast<double*>(*tmp);
+        const double* x = ctx.input<double>(0);
+        for (int64_t i = 0; i < n; ++i) scratch[n - 1 - i] = x[i];
+        std::memcpy(ctx.output<double>(0), scratch, static_cast<size_t>(n) * sizeof(double));
+        EXPECT_EQ(ctx.cuda_stream(), nullptr);
+        return absl::OkStatus();
+      }).ok());
   for (int round = 0; round < 20; ++round) {  // temps are returned after each kernel
     Tensor x = Make<double>({1, 2, 3, 4}, {4});
     auto y = ops::Call("test.ReverseViaTemp", {x});
@@ -219,8 +231,8 @@ TEST(CustomOp, AllocateTempGivesStreamScratchMemory) {
 }
 
 TEST(CustomOp, BlockingCallFromAKernelIsFailedPreconditionNotADeadlock) {
-  auto same = [](const std::vector<TensorMeta>& in, const Attrs&)
-      -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
+  auto same = [](const std::vector<TensorMeta>& in,
+                 const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; };
   ASSERT_TRUE(RegisterOp("test.SyncInside", same).ok());
   static std::atomic<int> code{-1};
   ASSERT_TRUE(RegisterKernel("test.SyncInside", DeviceType::kCPU, [](KernelContext& ctx) {

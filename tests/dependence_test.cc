@@ -22,10 +22,14 @@ Stream S(int i) { return Stream(Device::Cpu(), i); }
 // SlowCopy(x) -> y: sleeps, then y = x (a slow reader).
 void RegisterSlowOps() {
   static const bool registered = [] {
-    auto same_meta = [](const std::vector<TensorMeta>& in, const Attrs&)
-        -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{in[0]}; };
-    auto no_outputs = [](const std::vector<TensorMeta>&, const Attrs&)
-        -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{}; };
+    auto same_meta = [](const std::vector<TensorMeta>& in,
+                        const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+      return std::vector<TensorMeta>{in[0]};
+    };
+    auto no_outputs = [](const std::vector<TensorMeta>&,
+                         const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+      return std::vector<TensorMeta>{};
+    };
     OpOptions mutates0;
     mutates0.mutated_inputs = {0};
     EXPECT_TRUE(RegisterOp("SlowFill", no_outputs, mutates0).ok());

@@ -2,9 +2,8 @@
 // an export's deleter is still safe, on any thread; an import dropped after
 // shutdown runs its deleter on the dropping thread; new imports are rejected
 // and leave the DLManagedTensor to the caller.
-#include <gtest/gtest.h>
-
 #include <dlpack/dlpack.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <thread>
@@ -47,7 +46,7 @@ TEST(DLPackShutdown, DeletersAreSafeAfterShutdown) {
   ASSERT_TRUE(ops::AddInplace(imported, imported).ok());
 
   ASSERT_TRUE(VirtualMachine::Get().Shutdown().ok());
-  EXPECT_EQ(data[1], 12.0f);     // the queued write drained
+  EXPECT_EQ(data[1], 12.0f);       // the queued write drained
   EXPECT_EQ(g_deleted.load(), 0);  // still referenced
 
   // Exported memory stays readable until the deleter, which any thread may call.

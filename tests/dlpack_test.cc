@@ -1,9 +1,10 @@
 // DLPack import/export (include/eagervm/dlpack.h, docs/interop.md): zero-copy
 // round trips, the import deleter's timing (once, after the last queued use),
 // and the rejections. Shutdown is process-wide: dlpack_shutdown_test.cc.
-#include <gtest/gtest.h>
+#include "eagervm/dlpack.h"
 
 #include <dlpack/dlpack.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -11,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include "eagervm/dlpack.h"
 #include "eagervm/eagervm.h"
 
 namespace eagervm {
@@ -32,7 +32,8 @@ struct Producer {
   std::atomic<bool>* kernel_done = nullptr;
   std::atomic<bool> deleted_after_kernel{false};
 
-  Producer(DLDataType dtype, std::vector<int64_t> dims, size_t elem_bytes) : shape(std::move(dims)) {
+  Producer(DLDataType dtype, std::vector<int64_t> dims, size_t elem_bytes)
+      : shape(std::move(dims)) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d > 0 ? d : 0;
     bytes.assign(static_cast<size_t>(n) * elem_bytes, 0);
@@ -220,8 +221,10 @@ std::atomic<bool> g_slow_done{false};
 
 void RegisterTestOps() {
   static const bool once = [] {
-    auto same = [](const std::vector<TensorMeta>& in, const Attrs&)
-        -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{in[0]}; };
+    auto same = [](const std::vector<TensorMeta>& in,
+                   const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+      return std::vector<TensorMeta>{in[0]};
+    };
     // Copies its input after a pause: a slow reader of an imported tensor.
     EXPECT_TRUE(RegisterOp("dlpack_test.SlowCopy", same).ok());
     EXPECT_TRUE(RegisterKernel("dlpack_test.SlowCopy", DeviceType::kCPU, [](KernelContext& ctx) {
@@ -234,19 +237,21 @@ void RegisterTestOps() {
     // Holds up its stream until g_gate_open (at most 10 s, so a bug cannot hang).
     EXPECT_TRUE(RegisterOp("dlpack_test.Gate", same).ok());
     EXPECT_TRUE(RegisterKernel("dlpack_test.Gate", DeviceType::kCPU, [](KernelContext& ctx) {
-                  for (int i = 0; i < 10000 && !g_gate_open.load(); ++i) std::this_thread::sleep_for(1ms);
-                  std::memcpy(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel() *
-                                                                     SizeOf(ctx.input_meta(0).dtype));
+                  for (int i = 0; i < 10000 && !g_gate_open.load(); ++i)
+                    std::this_thread::sleep_for(1ms);
+                  std::memcpy(ctx.raw_output(0), ctx.raw_input(0),
+                              ctx.input_meta(0).shape.numel() * SizeOf(ctx.input_meta(0).dtype));
                   return absl::OkStatus();
                 }).ok());
     EXPECT_TRUE(RegisterOp("dlpack_test.ExportInside", same).ok());
-    EXPECT_TRUE(RegisterKernel("dlpack_test.ExportInside", DeviceType::kCPU, [](KernelContext& ctx) {
-                  absl::StatusOr<DLManagedTensor*> m = ToDLPack(g_captured);
-                  g_inside_code = static_cast<int>(m.status().code());
-                  if (m.ok()) (*m)->deleter(*m);
-                  std::memcpy(ctx.raw_output(0), ctx.raw_input(0), SizeOf(ctx.input_meta(0).dtype));
-                  return absl::OkStatus();
-                }).ok());
+    EXPECT_TRUE(
+        RegisterKernel("dlpack_test.ExportInside", DeviceType::kCPU, [](KernelContext& ctx) {
+          absl::StatusOr<DLManagedTensor*> m = ToDLPack(g_captured);
+          g_inside_code = static_cast<int>(m.status().code());
+          if (m.ok()) (*m)->deleter(*m);
+          std::memcpy(ctx.raw_output(0), ctx.raw_input(0), SizeOf(ctx.input_meta(0).dtype));
+          return absl::OkStatus();
+        }).ok());
     EXPECT_TRUE(RegisterOp("dlpack_test.Fails", same).ok());
     EXPECT_TRUE(RegisterKernel("dlpack_test.Fails", DeviceType::kCPU, [](KernelContext&) {
                   return absl::DataLossError("dlpack_test.Fails failed on purpose");
@@ -283,14 +288,15 @@ TEST(DLPack, DeleterWaitsForWorkQueuedBeforeTheDrop) {
   RegisterTestOps();
   g_gate_open = false;
   // Blocks the current CPU stream: nothing queued after it has run yet.
-  absl::StatusOr<std::vector<Tensor>> gate = ops::Call("dlpack_test.Gate", {Full({1}, 0.0f, DType::kFloat32)});
+  absl::StatusOr<std::vector<Tensor>> gate =
+      ops::Call("dlpack_test.Gate", {Full({1}, 0.0f, DType::kFloat32)});
   ASSERT_TRUE(gate.ok());
   Producer p(kF32, {4}, sizeof(float));
   {
     Tensor t = FromDLPack(&p.managed);
     ASSERT_TRUE(t.ok());
     ASSERT_TRUE(ops::FillInplace(t, 7).ok());  // queued behind the gate
-  }  // dropped before the write ran
+  }                                            // dropped before the write ran
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(p.deleted.load(), 0);
   EXPECT_EQ(p.data<float>()[0], 0.0f);
@@ -317,9 +323,9 @@ TEST(DLPack, RejectsNull) {
 }
 
 TEST(DLPack, RejectsUnsupportedDTypes) {
-  for (DLDataType dt : {DLDataType{kDLFloat, 16, 1}, DLDataType{kDLBfloat, 16, 1},
-                        DLDataType{kDLUInt, 32, 1}, DLDataType{kDLInt, 8, 1},
-                        DLDataType{kDLComplex, 64, 1}, DLDataType{kDLFloat, 32, 4}}) {
+  for (DLDataType dt :
+       {DLDataType{kDLFloat, 16, 1}, DLDataType{kDLBfloat, 16, 1}, DLDataType{kDLUInt, 32, 1},
+        DLDataType{kDLInt, 8, 1}, DLDataType{kDLComplex, 64, 1}, DLDataType{kDLFloat, 32, 4}}) {
     SCOPED_TRACE(::testing::Message() << int{dt.code} << "/" << int{dt.bits} << "x" << dt.lanes);
     Producer p(dt, {2}, 8);
     ExpectRejected(p, "unsupported dtype");
@@ -367,11 +373,13 @@ TEST(DLPack, RejectsUnsupportedDevices) {
 
 TEST(DLPack, ExportReturnsTheTensorsError) {
   RegisterTestOps();
-  absl::StatusOr<DLManagedTensor*> m = ToDLPack(Tensor::Error(absl::NotFoundError("no such thing")));
+  absl::StatusOr<DLManagedTensor*> m =
+      ToDLPack(Tensor::Error(absl::NotFoundError("no such thing")));
   EXPECT_EQ(m.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(ToDLPack(Tensor()).status().code(), Tensor().Wait().code());  // as Wait()
 
-  absl::StatusOr<std::vector<Tensor>> failed = ops::Call("dlpack_test.Fails", {Full({2}, 1.0f, DType::kFloat32)});
+  absl::StatusOr<std::vector<Tensor>> failed =
+      ops::Call("dlpack_test.Fails", {Full({2}, 1.0f, DType::kFloat32)});
   ASSERT_TRUE(failed.ok());
   m = ToDLPack((*failed)[0]);
   EXPECT_EQ(m.status().code(), absl::StatusCode::kDataLoss) << m.status();
@@ -382,7 +390,8 @@ TEST(DLPack, ExportOnAVmThreadIsFailedPrecondition) {
   RegisterTestOps();
   g_captured = Full({2}, 1.0f, DType::kFloat32);
   g_inside_code = -1;
-  absl::StatusOr<std::vector<Tensor>> r = ops::Call("dlpack_test.ExportInside", {Full({1}, 0.0f, DType::kFloat32)});
+  absl::StatusOr<std::vector<Tensor>> r =
+      ops::Call("dlpack_test.ExportInside", {Full({1}, 0.0f, DType::kFloat32)});
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE((*r)[0].Wait().ok());
   EXPECT_EQ(g_inside_code.load(), static_cast<int>(absl::StatusCode::kFailedPrecondition));

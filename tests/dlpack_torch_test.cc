@@ -3,10 +3,9 @@
 // one side are seen on the other, and each side's deleter releases the other
 // side's reference. Built only when find_package(Torch) succeeds
 // (tests/CMakeLists.txt); libtorch's headers are heavy, so this is one TU.
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
+#include <gtest/gtest.h>
 
 #include <vector>
 
@@ -28,7 +27,7 @@ TEST(DLPackTorch, EagervmToTorchSharesMemoryBothWays) {
     EXPECT_EQ(a.scalar_type(), at::kFloat);
     EXPECT_EQ(a.sum().item<float>(), 21.0f);
     a.mul_(10);  // libtorch writes eagervm's storage in place
-  }  // libtorch calls the deleter: the export's handle is gone
+  }              // libtorch calls the deleter: the export's handle is gone
   absl::StatusOr<std::vector<float>> v = x.ToVector<float>();
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(*v, (std::vector<float>{10, 20, 30, 40, 50, 60}));
@@ -110,7 +109,8 @@ TEST(DLPackTorch, NonContiguousTorchTensorsAreRejectedAndStayWithTheCaller) {
   EXPECT_GT(held, before);
   Tensor e = FromDLPack(m);
   EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(e.status().message().find("not compact row-major"), std::string_view::npos) << e.status();
+  EXPECT_NE(e.status().message().find("not compact row-major"), std::string_view::npos)
+      << e.status();
   e = Tensor();
   ASSERT_TRUE(Sync().ok());
   EXPECT_EQ(t.storage().use_count(), held);  // not taken: the caller still owns m

@@ -45,9 +45,9 @@ TEST(Env, ReadOnceAtVmCreationWarnsAndExplicitOptionsWin) {
   // The level comes from the registry too: no SetLogLevel() here, so the
   // info line below shows only if EAGERVM_LOG_LEVEL reached the logger.
   setenv("EAGERVM_LOG_LEVEL", "info", 1);
-  setenv("EAGERVM_CPU_STREAMZ", "3", 1);      // misspelt
-  setenv("EAGERVM_SPIN_US", "fast", 1);       // unparsable
-  setenv("EAGERVM_MAX_IN_FLIGHT", "4096", 1); // valid, but Configure() wins
+  setenv("EAGERVM_CPU_STREAMZ", "3", 1);       // misspelt
+  setenv("EAGERVM_SPIN_US", "fast", 1);        // unparsable
+  setenv("EAGERVM_MAX_IN_FLIGHT", "4096", 1);  // valid, but Configure() wins
   VmOptions explicit_options;
   explicit_options.cpu_streams = 3;
   ASSERT_TRUE(VirtualMachine::Configure(explicit_options).ok());
@@ -87,16 +87,11 @@ TEST(Env, DefaultTextOfEveryVariableIsTheOptionsDefault) {
 
 // One non-default value per variable.
 const std::vector<std::string> kEveryVariable = {
-    "EAGERVM_CPU_STREAMS=4",
-    "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
-    "EAGERVM_INLINE_MAX_BYTES=4KiB",
-    "EAGERVM_SYNCHRONOUS=TRUE",
-    "EAGERVM_MAX_IN_FLIGHT=1000",
-    "EAGERVM_SPIN_US=0",
-    "EAGERVM_CPU_MEMORY_LIMIT=64MiB",
-    "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
-    "EAGERVM_OOM_WAIT_MS=10",
-    "EAGERVM_TRACE=/tmp/run.json",
+    "EAGERVM_CPU_STREAMS=4",          "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
+    "EAGERVM_INLINE_MAX_BYTES=4KiB",  "EAGERVM_SYNCHRONOUS=TRUE",
+    "EAGERVM_MAX_IN_FLIGHT=1000",     "EAGERVM_SPIN_US=0",
+    "EAGERVM_CPU_MEMORY_LIMIT=64MiB", "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
+    "EAGERVM_OOM_WAIT_MS=10",         "EAGERVM_TRACE=/tmp/run.json",
     "EAGERVM_LOG_LEVEL=Debug",
 };
 
@@ -137,8 +132,8 @@ TEST(Env, EveryOptionsVariableShowsInThePrintedOptions) {
 
 TEST(Env, BadValuesWarnAndKeepTheDefault) {
   const base::ParsedEnv env = base::ParseEnv({
-      "EAGERVM_CPU_STREAMS=0",           // out of range
-      "EAGERVM_CPU_STREAMS=2x",          // trailing junk
+      "EAGERVM_CPU_STREAMS=0",   // out of range
+      "EAGERVM_CPU_STREAMS=2x",  // trailing junk
       "EAGERVM_SYNCHRONOUS=maybe",
       "EAGERVM_CPU_MEMORY_LIMIT=64 parsecs",
       "EAGERVM_LOG_LEVEL=loud",
@@ -153,8 +148,7 @@ TEST(Env, BadValuesWarnAndKeepTheDefault) {
             std::string::npos);
   EXPECT_NE(env.warnings[3].find("EAGERVM_CPU_MEMORY_LIMIT='64 parsecs' is not a byte size"),
             std::string::npos);
-  EXPECT_NE(env.warnings[4].find("EAGERVM_LOG_LEVEL='loud' is not a log level"),
-            std::string::npos);
+  EXPECT_NE(env.warnings[4].find("EAGERVM_LOG_LEVEL='loud' is not a log level"), std::string::npos);
   EXPECT_NE(env.warnings[5].find("EAGERVM_MAX_IN_FLIGHT"), std::string::npos);
   EXPECT_NE(env.warnings[6].find("unknown environment variable EAGERVM_TOTALLY_UNKNOWN"),
             std::string::npos);
@@ -173,7 +167,8 @@ TEST(Env, DocsTableMatchesTheRegistry) {
   doc << in.rdbuf();
   const std::string table = base::EnvDocTable();
   EXPECT_NE(doc.str().find(table), std::string::npos)
-      << "docs/env.md is out of date; replace its table with:\n" << table;
+      << "docs/env.md is out of date; replace its table with:\n"
+      << table;
   for (const base::EnvVar& var : base::EnvVars()) {
     EXPECT_NE(doc.str().find(var.name), std::string::npos) << var.name;
   }
@@ -199,7 +194,8 @@ TEST(Log, LevelsAndSink) {
   EAGERVM_LOG(kError, "to a throwing sink");
   SetLogSink(nullptr);  // default (stderr) again
   SetLogLevel(LogLevel::kWarning);
-  EXPECT_EQ(got, (std::vector<std::string>{"warning shown 2", "error shown 3.5", "debug debug on"}));
+  EXPECT_EQ(got,
+            (std::vector<std::string>{"warning shown 2", "error shown 3.5", "debug debug on"}));
   EXPECT_EQ(base::ParseLogLevel("WARN"), LogLevel::kWarning);
   EXPECT_EQ(base::ParseLogLevel("off"), LogLevel::kOff);
   EXPECT_FALSE(base::ParseLogLevel("verbose").has_value());

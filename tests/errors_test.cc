@@ -158,7 +158,7 @@ TEST_F(ErrorsTest, FailingKernelPoisonsDependentsAndSyncReportsOnce) {
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(s.message()), HasSubstr("boom"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("Fail"));
-  EXPECT_TRUE(Sync().ok());  // reported once
+  EXPECT_TRUE(Sync().ok());                        // reported once
   EXPECT_EQ(counting_calls.load(), calls_before);  // the dependent's kernel never ran
   EXPECT_EQ(VirtualMachine::Get().GetStats().failed, failed_before + 1);  // forwards don't count
 

@@ -36,10 +36,11 @@ int main() {
   std::atexit(CheckDrained);  // before the VM exists: runs after its atexit drain
   OpOptions mutates0;
   mutates0.mutated_inputs = {0};
-  if (!RegisterOp("Tick",
-                  [](const std::vector<TensorMeta>&, const Attrs&)
-                      -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{}; },
-                  mutates0)
+  if (!RegisterOp(
+           "Tick",
+           [](const std::vector<TensorMeta>&, const Attrs&)
+               -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{}; },
+           mutates0)
            .ok() ||
       !RegisterKernel("Tick", DeviceType::kCPU, [](KernelContext& ctx) {
          std::this_thread::sleep_for(std::chrono::microseconds(100));

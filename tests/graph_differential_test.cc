@@ -26,8 +26,9 @@ constexpr int kRuns = 3;
 // in both modes).
 void RegisterFailingOp() {
   static const bool once = [] {
-    (void)RegisterOp("graph_diff.Checked", [](const std::vector<TensorMeta>& in, const Attrs&)
-                                               -> absl::StatusOr<std::vector<TensorMeta>> { return in; });
+    (void)RegisterOp("graph_diff.Checked",
+                     [](const std::vector<TensorMeta>& in,
+                        const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; });
     (void)RegisterKernel("graph_diff.Checked", DeviceType::kCPU, [](KernelContext& ctx) {
       const float* x = ctx.input<float>(0);
       if (x[0] < -2.5f) return absl::InvalidArgumentError("x[0] below -2.5");
@@ -81,28 +82,55 @@ std::vector<Tensor> Interpret(const std::vector<Step>& steps, const std::vector<
     const Tensor& a = vs[s.a / 2 % vs.size()];
     const Tensor& b = vs[s.b % vs.size()];
     switch (s.op) {
-      case 0: vs.push_back(ops::Add(a, b)); break;
-      case 1: vs.push_back(ops::Mul(a, b)); break;
-      case 2: vs.push_back(ops::Maximum(a, ops::Sub(b, a))); break;
-      case 3: vs.push_back(ops::AddScalar(ops::MulScalar(a, s.scalar), s.scalar)); break;
-      case 4: vs.push_back(s.b % 2 ? ops::Tanh(a) : ops::Relu(ops::Neg(a))); break;
-      case 5: p.mats.push_back(ops::MatMul(p.mats[s.a % p.mats.size()], p.mats[s.b % p.mats.size()])); break;
-      case 6: p.vecs.push_back(ops::Sum(p.mats[s.a % p.mats.size()], s.b % 2)); break;
-      case 7: vs.push_back(ops::Cast(ops::MulScalar(ops::Cast(a, DType::kFloat64), 1.0 / 3), DType::kFloat32)); break;
-      case 8: (void)ops::AddInplace(vs[s.b % vs.size()], ops::MulScalar(a, 0.25)); break;  // also params, inputs
-      case 9: (void)ops::MulScalarInplace(vs[s.b % vs.size()], 0.5 + s.scalar / 4); break;
-      case 10: vs.push_back((*ops::Call("graph_diff.Checked", {a}))[0]); break;
+      case 0:
+        vs.push_back(ops::Add(a, b));
+        break;
+      case 1:
+        vs.push_back(ops::Mul(a, b));
+        break;
+      case 2:
+        vs.push_back(ops::Maximum(a, ops::Sub(b, a)));
+        break;
+      case 3:
+        vs.push_back(ops::AddScalar(ops::MulScalar(a, s.scalar), s.scalar));
+        break;
+      case 4:
+        vs.push_back(s.b % 2 ? ops::Tanh(a) : ops::Relu(ops::Neg(a)));
+        break;
+      case 5:
+        p.mats.push_back(ops::MatMul(p.mats[s.a % p.mats.size()], p.mats[s.b % p.mats.size()]));
+        break;
+      case 6:
+        p.vecs.push_back(ops::Sum(p.mats[s.a % p.mats.size()], s.b % 2));
+        break;
+      case 7:
+        vs.push_back(
+            ops::Cast(ops::MulScalar(ops::Cast(a, DType::kFloat64), 1.0 / 3), DType::kFloat32));
+        break;
+      case 8:
+        (void)ops::AddInplace(vs[s.b % vs.size()], ops::MulScalar(a, 0.25));
+        break;  // also params, inputs
+      case 9:
+        (void)ops::MulScalarInplace(vs[s.b % vs.size()], 0.5 + s.scalar / 4);
+        break;
+      case 10:
+        vs.push_back((*ops::Call("graph_diff.Checked", {a}))[0]);
+        break;
       case 11: {  // drop a handle (an intermediate)
         const size_t fixed = k == kMat ? p.fixed_mats : p.fixed_vecs;
         if (vs.size() > fixed + 1) vs.erase(vs.begin() + fixed + s.b % (vs.size() - fixed));
         break;
       }
-      case 12: vs.push_back(ops::Add(a, ops::MulScalar(Full(a.shape(), 0.5, DType::kFloat32), s.scalar))); break;
+      case 12:
+        vs.push_back(ops::Add(a, ops::MulScalar(Full(a.shape(), 0.5, DType::kFloat32), s.scalar)));
+        break;
     }
   }
   std::vector<Tensor> out;
-  for (size_t i = p.mats.size() > 3 ? p.mats.size() - 3 : 0; i < p.mats.size(); ++i) out.push_back(p.mats[i]);
-  for (size_t i = p.vecs.size() > 3 ? p.vecs.size() - 3 : 0; i < p.vecs.size(); ++i) out.push_back(p.vecs[i]);
+  for (size_t i = p.mats.size() > 3 ? p.mats.size() - 3 : 0; i < p.mats.size(); ++i)
+    out.push_back(p.mats[i]);
+  for (size_t i = p.vecs.size() > 3 ? p.vecs.size() - 3 : 0; i < p.vecs.size(); ++i)
+    out.push_back(p.vecs[i]);
   return out;
 }
 
@@ -170,16 +198,22 @@ std::string RunOne(uint64_t seed) {
     records.push_back(std::move(rec));
     // Eager updates of both parameter copies, from two other threads.
     const std::vector<float> d0 = Data(rng, 16), d1 = Data(rng, 4);
-    std::thread t0([&] { (void)ops::AddInplace(pe[0], FromVector<float>(d0, {4, 4})); (void)ops::AddInplace(pg[0], FromVector<float>(d0, {4, 4})); });
-    std::thread t1([&] { (void)ops::MulScalarInplace(pe[1], 0.75); (void)ops::MulScalarInplace(pg[1], 0.75); });
+    std::thread t0([&] {
+      (void)ops::AddInplace(pe[0], FromVector<float>(d0, {4, 4}));
+      (void)ops::AddInplace(pg[0], FromVector<float>(d0, {4, 4}));
+    });
+    std::thread t1([&] {
+      (void)ops::MulScalarInplace(pe[1], 0.75);
+      (void)ops::MulScalarInplace(pg[1], 0.75);
+    });
     t0.join();
     t1.join();
   }
   for (size_t r = 0; r < records.size(); ++r) {
     for (size_t i = 0; i < records[r].eager.size(); ++i) {
       std::string f = Compare(records[r].eager[i], records[r].graph[i],
-                              "seed " + std::to_string(seed) + " run " + std::to_string(r) + " value " +
-                                  std::to_string(i));
+                              "seed " + std::to_string(seed) + " run " + std::to_string(r) +
+                                  " value " + std::to_string(i));
       if (!f.empty()) return f;
     }
   }
@@ -196,7 +230,8 @@ TEST(GraphDifferential, FourThreads) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      for (int p = 0; p < kPrograms / 4 && failures[t].empty(); ++p) failures[t] = RunOne(90000 + 1000 * t + p);
+      for (int p = 0; p < kPrograms / 4 && failures[t].empty(); ++p)
+        failures[t] = RunOne(90000 + 1000 * t + p);
     });
   }
   for (auto& th : threads) th.join();

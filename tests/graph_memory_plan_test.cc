@@ -69,7 +69,8 @@ TEST(MemoryPlan, CapturedRandomDagsWithinAQuarterOfTheLowerBound) {
   std::mt19937_64 rng(5);
   for (int t = 0; t < 30; ++t) {
     absl::StatusOr<Graph> g = Graph::Capture(
-        {TensorMeta{Shape{512}, DType::kFloat32, Device::Cpu()}}, [&](const std::vector<Tensor>& in) {
+        {TensorMeta{Shape{512}, DType::kFloat32, Device::Cpu()}},
+        [&](const std::vector<Tensor>& in) {
           std::vector<Tensor> pool = {in[0]};
           for (int n = 0; n < 60; ++n) {
             const Tensor& a = pool[pool.size() - 1 - rng() % std::min<size_t>(pool.size(), 6)];

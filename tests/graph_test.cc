@@ -88,7 +88,8 @@ TEST(Graph, OutputThatIsAnInputIsThatTensor) {
 }
 
 TEST(Graph, AnIdentityGraphLaunchesNothing) {
-  absl::StatusOr<Graph> g = Graph::Capture({F32({2})}, [](const std::vector<Tensor>& in) { return in; });
+  absl::StatusOr<Graph> g =
+      Graph::Capture({F32({2})}, [](const std::vector<Tensor>& in) { return in; });
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->stats().segments, 0);
   Tensor x = Make<float>({3, 4}, {2});
@@ -97,7 +98,8 @@ TEST(Graph, AnIdentityGraphLaunchesNothing) {
   EXPECT_EQ(VirtualMachine::Get().GetStats().received, before);
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{3, 4}));
   Graph moved = *std::move(g);
-  EXPECT_EQ(g->Run({x}).status().code(), absl::StatusCode::kFailedPrecondition);  // NOLINT: moved-from
+  EXPECT_EQ(g->Run({x}).status().code(),
+            absl::StatusCode::kFailedPrecondition);  // NOLINT: moved-from
   EXPECT_TRUE(moved.Run({x}).ok());
 }
 
@@ -132,7 +134,8 @@ TEST(Graph, WhatCannotBeCapturedFailsCapture) {
       {"AccessBlobByCallback",
        [](const Tensor& x) {
          (void)vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
-           return b->AccessBlobByCallback(x, [](void*, size_t) {}, vm::AccessMode::kRead);
+           return b->AccessBlobByCallback(
+               x, [](void*, size_t) {}, vm::AccessMode::kRead);
          });
        }},
       {"Barrier",
@@ -185,7 +188,7 @@ TEST(Graph, ConstantsAreHoistedAndDeadCodeDropped) {
     Tensor c = ops::MulScalar(Full({4}, 2.0, DType::kFloat32), 3.0);  // constant: 2 nodes
     Tensor unused = ops::Exp(in[0]);                                  // dead
     (void)unused;
-    Tensor v = FromVector<float>({1, 2, 3, 4}, {4});                  // constant host write
+    Tensor v = FromVector<float>({1, 2, 3, 4}, {4});  // constant host write
     return std::vector<Tensor>{ops::Add(ops::Mul(in[0], c), v)};
   });
   ASSERT_TRUE(g.ok()) << g.status();
@@ -217,20 +220,23 @@ TEST(Graph, ChainOfEqualTemporariesPlansAboutTwoBuffers) {
 // Registers `name` once per process: one input, an output of its meta, and
 // `kernel` on the CPU.
 absl::Status RegisterSameMetaOp(const char* name, KernelFn kernel) {
-  absl::Status s = RegisterOp(name, [](const std::vector<TensorMeta>& in, const Attrs&)
-                                        -> absl::StatusOr<std::vector<TensorMeta>> { return in; });
+  absl::Status s =
+      RegisterOp(name,
+                 [](const std::vector<TensorMeta>& in,
+                    const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; });
   if (!s.ok()) return s;
   return RegisterKernel(name, DeviceType::kCPU, std::move(kernel));
 }
 
 // Copies its input after sleeping attrs["ms"] milliseconds.
 absl::Status RegisterSlowCopy() {
-  static const absl::Status once = RegisterSameMetaOp("graph_test.SlowCopy", [](KernelContext& ctx) {
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(static_cast<int>(std::get<int64_t>(ctx.attrs().at("ms")))));
-    std::memcpy(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel() * 4);
-    return absl::OkStatus();
-  });
+  static const absl::Status once =
+      RegisterSameMetaOp("graph_test.SlowCopy", [](KernelContext& ctx) {
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(static_cast<int>(std::get<int64_t>(ctx.attrs().at("ms")))));
+        std::memcpy(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel() * 4);
+        return absl::OkStatus();
+      });
   return once;
 }
 
@@ -281,13 +287,14 @@ TEST(Graph, CriticalSectionsReleaseEarlyTensors) {
 
 // Fails for a negative first element, throws above 100, else copies.
 absl::Status RegisterFailIfNegative() {
-  static const absl::Status once = RegisterSameMetaOp("graph_test.FailIfNegative", [](KernelContext& ctx) {
-    const float* x = ctx.input<float>(0);
-    if (x[0] < 0) return absl::InvalidArgumentError("negative");
-    if (x[0] > 100) throw std::runtime_error("too big");
-    std::memcpy(ctx.raw_output(0), x, ctx.input_meta(0).shape.numel() * 4);
-    return absl::OkStatus();
-  });
+  static const absl::Status once =
+      RegisterSameMetaOp("graph_test.FailIfNegative", [](KernelContext& ctx) {
+        const float* x = ctx.input<float>(0);
+        if (x[0] < 0) return absl::InvalidArgumentError("negative");
+        if (x[0] > 100) throw std::runtime_error("too big");
+        std::memcpy(ctx.raw_output(0), x, ctx.input_meta(0).shape.numel() * 4);
+        return absl::OkStatus();
+      });
   return once;
 }
 

@@ -53,9 +53,7 @@ TEST(Idle, ParkedAfterSync) {
 
 // Dropping the last handles queues releases; once those ran the VM parks again.
 TEST(Idle, ParkedAfterReleases) {
-  {
-    std::vector<Tensor> kept = Work();
-  }
+  { std::vector<Tensor> kept = Work(); }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const double fraction = CpuFractionOverOneSecond();
   EXPECT_LT(fraction, 0.02) << "the process used " << 100 * fraction << "% of a core while idle; "

@@ -76,7 +76,8 @@ TEST(InlineDispatch, SmallCallsOfInlineOpsRunOnTheSchedulerOthersOnTheWorker) {
 
   EXPECT_NE(inline_small, std::this_thread::get_id());
   EXPECT_NE(inline_small, worker_small) << "a small inline-able call should run on the scheduler";
-  EXPECT_EQ(inline_large, worker_small) << "a call over inline_max_bytes runs on the stream's worker";
+  EXPECT_EQ(inline_large, worker_small)
+      << "a call over inline_max_bytes runs on the stream's worker";
   EXPECT_GE(inlined_after, inlined_before + 1);
   EXPECT_EQ(small.ToVector<float>().value(), std::vector<float>(4, 2.0f));
 }

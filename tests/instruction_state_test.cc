@@ -255,8 +255,8 @@ TEST_F(EngineStates, CrossStreamEdgeWaitsForTheRelease) {
   VmStream* s1 = AddStream();
   BlobObject* x = Blob();
   BlobObject* y = Blob();
-  Submit({Build(1, s0, {{x, true}}),    // unrelated, first on s0
-          Build(2, s0, {{y, true}}),    // producer of y
+  Submit({Build(1, s0, {{x, true}}),     // unrelated, first on s0
+          Build(2, s0, {{y, true}}),     // producer of y
           Build(3, s1, {{y, false}})});  // consumer of y on another stream
   EXPECT_EQ(log_.computed, (std::vector<int>{1, 2}));
   EXPECT_EQ(Snapshot(), "1:running 2:running 3:waiting");
@@ -482,8 +482,7 @@ TEST_F(InstructionStateDeathTest, EngineBugsAbort) {
 // recycles a refused list before marking it (tests/shutdown_test.cc submits
 // after Shutdown() and would abort here otherwise).
 TEST_F(InstructionStateDeathTest, RecyclingAPendingInstructionAborts) {
-  EXPECT_DEATH(InstructionPool::Recycle(Walk({S::kPending})),
-               "pending -> free \\(policy Probe");
+  EXPECT_DEATH(InstructionPool::Recycle(Walk({S::kPending})), "pending -> free \\(policy Probe");
 }
 
 TEST_F(InstructionStateDeathTest, RecyclingTwiceAborts) {

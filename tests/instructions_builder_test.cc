@@ -28,14 +28,16 @@ std::vector<float> Values(const Tensor& t) {
 // out = in + attrs["add"] (default 1); float32 CPU.
 const OpHandle& AddConst() {
   static const OpHandle* h = [] {
-    absl::Status s = RegisterOp("ib.AddConst", [](const std::vector<TensorMeta>& in, const Attrs&)
-                                                   -> absl::StatusOr<std::vector<TensorMeta>> {
-      return std::vector<TensorMeta>{in.at(0)};
-    });
+    absl::Status s = RegisterOp("ib.AddConst",
+                                [](const std::vector<TensorMeta>& in,
+                                   const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+                                  return std::vector<TensorMeta>{in.at(0)};
+                                });
     EXPECT_TRUE(s.ok()) << s;
     s = RegisterKernel("ib.AddConst", DeviceType::kCPU, [](KernelContext& ctx) -> absl::Status {
       auto it = ctx.attrs().find("add");
-      const float add = it == ctx.attrs().end() ? 1.0f : static_cast<float>(std::get<double>(it->second));
+      const float add =
+          it == ctx.attrs().end() ? 1.0f : static_cast<float>(std::get<double>(it->second));
       const float* x = ctx.input<float>(0);
       float* y = ctx.output<float>(0);
       for (int64_t i = 0; i < ctx.input_meta(0).shape.numel(); ++i) y[i] = x[i] + add;
@@ -57,9 +59,8 @@ const OpHandle& SlowSeven() {
     options.mutated_inputs = {0};
     absl::Status s = RegisterOp(
         "ib.SlowSeven",
-        [](const std::vector<TensorMeta>&, const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
-          return std::vector<TensorMeta>{};
-        },
+        [](const std::vector<TensorMeta>&, const Attrs&)
+            -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{}; },
         options);
     EXPECT_TRUE(s.ok()) << s;
     s = RegisterKernel("ib.SlowSeven", DeviceType::kCPU, [](KernelContext& ctx) -> absl::Status {
@@ -128,7 +129,8 @@ TEST(InstructionsBuilder, BadArgumentsAreRejectedAtTheCallWithTheOpName) {
     return builder->Call(AddConst(), {x}, {y}, {}, Stream(Device::Cuda(0), 0));
   });
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("input 0 is on cpu but the stream is on cuda:0"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("input 0 is on cpu but the stream is on cuda:0"), std::string::npos)
+      << s;
   // The op declares input 0 mutated but gets none: the same check as ops::Call.
   s = PhysicalRun([&](InstructionsBuilder* builder) {
     return builder->Call(SlowSeven(), {}, {y}, {}, Cpu0());
@@ -221,7 +223,8 @@ TEST(InstructionsBuilder, BlockingInsideABuildIsFailedPreconditionNotAHang) {
   });
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(inner.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(inner.message().find("inside a PhysicalRun build callback"), std::string::npos) << inner;
+  EXPECT_NE(inner.message().find("inside a PhysicalRun build callback"), std::string::npos)
+      << inner;
   absl::Status sync;
   s = PhysicalRun([&](InstructionsBuilder*) {
     sync = Sync();

@@ -30,8 +30,7 @@ TEST(MemoryPeak, TenThousandIterationsKeepPeakBounded) {
   EXPECT_EQ(v->front(), 20000.0f);
   ASSERT_TRUE(Sync().ok());
   const MemoryStats m = Cpu();
-  EXPECT_LE(m.peak_bytes_in_use, 8 * kWorkingSet)
-      << VirtualMachine::Get().GetStats();
+  EXPECT_LE(m.peak_bytes_in_use, 8 * kWorkingSet) << VirtualMachine::Get().GetStats();
   EXPECT_EQ(m.bytes_in_use, kN * 4);  // acc
   EXPECT_LE(m.bytes_reserved, 4 << 20) << "one small segment per stream is enough";
 }

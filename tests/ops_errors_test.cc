@@ -60,10 +60,14 @@ TEST_F(OpErrorsTest, Binary) {
   Tensor moved = f3;
   Tensor taken = std::move(moved);
   Expect({
-      {"broadcast", [&] { return S(ops::Add(f23, f4)); }, kInvalid, "Add: cannot broadcast [2,3] with [4]"},
-      {"broadcast sub", [&] { return S(f45 - f23); }, kInvalid, "Sub: cannot broadcast [4,5] with [2,3]"},
-      {"dtype", [&] { return S(ops::Mul(f3, i3)); }, kInvalid, "Mul: dtype mismatch float32 [3] vs int32 [3]"},
-      {"bool", [&] { return S(ops::Div(b3, b3)); }, kInvalid, "Div: not defined for bool tensors ([3])"},
+      {"broadcast", [&] { return S(ops::Add(f23, f4)); }, kInvalid,
+       "Add: cannot broadcast [2,3] with [4]"},
+      {"broadcast sub", [&] { return S(f45 - f23); }, kInvalid,
+       "Sub: cannot broadcast [4,5] with [2,3]"},
+      {"dtype", [&] { return S(ops::Mul(f3, i3)); }, kInvalid,
+       "Mul: dtype mismatch float32 [3] vs int32 [3]"},
+      {"bool", [&] { return S(ops::Div(b3, b3)); }, kInvalid,
+       "Div: not defined for bool tensors ([3])"},
       {"undefined", [&] { return S(ops::Maximum(undefined, f3)); }, kPrecondition,
        "Maximum: argument 'a' is an undefined tensor"},
       {"moved-from", [&] { return S(ops::Add(f3, moved)); }, kPrecondition,
@@ -72,7 +76,8 @@ TEST_F(OpErrorsTest, Binary) {
        "Add: cannot broadcast [2,3] with [4]"},
       {"inplace broadcast", [&] { return ops::AddInplace(f3, f23); }, kInvalid,
        "AddInplace: cannot broadcast other [2,3] into self [3]"},
-      {"inplace dtype", [&] { return ops::AddInplace(f3, i3); }, kInvalid, "AddInplace: dtype mismatch"},
+      {"inplace dtype", [&] { return ops::AddInplace(f3, i3); }, kInvalid,
+       "AddInplace: dtype mismatch"},
   });
 }
 
@@ -90,7 +95,8 @@ TEST_F(OpErrorsTest, UnaryAndScalar) {
   Expect({
       {"exp int", [&] { return S(ops::Exp(i3)); }, kInvalid,
        "Exp: needs a floating-point tensor, got int32 [3]; use Cast"},
-      {"sqrt bool", [&] { return S(ops::Sqrt(b3)); }, kInvalid, "Sqrt: needs a floating-point tensor"},
+      {"sqrt bool", [&] { return S(ops::Sqrt(b3)); }, kInvalid,
+       "Sqrt: needs a floating-point tensor"},
       {"relu bool", [&] { return S(ops::Relu(b3)); }, kInvalid, "Relu: not defined for bool"},
       {"neg bool", [&] { return S(-b3); }, kInvalid, "Neg: not defined for bool"},
       {"scalar fraction", [&] { return S(ops::AddScalar(i3, 2.5)); }, kInvalid,
@@ -115,18 +121,26 @@ TEST_F(OpErrorsTest, LinalgAndReductions) {
        "MatMul: expects 2-D tensors, got a [3] and b [4,5]"},
       {"matmul inner", [&] { return S(ops::MatMul(f23, f45)); }, kInvalid,
        "MatMul: inner dimensions do not match: a [2,3] @ b [4,5] (3 != 4)"},
-      {"matmul dtype", [&] { return S(ops::MatMul(f23, i3.Reshape({3, 1}))); }, kInvalid,
-       "MatMul: dtype mismatch"},
-      {"matmul bool", [&] { return S(ops::MatMul(b3.Reshape({1, 3}), b3.Reshape({3, 1}))); }, kInvalid,
-       "MatMul: not defined for bool"},
+      {"matmul dtype",
+       [&] {
+         return S(ops::MatMul(f23, i3.Reshape({3, 1})));
+       },
+       kInvalid, "MatMul: dtype mismatch"},
+      {"matmul bool",
+       [&] {
+         return S(ops::MatMul(b3.Reshape({1, 3}), b3.Reshape({3, 1})));
+       },
+       kInvalid, "MatMul: not defined for bool"},
       {"transpose rank", [&] { return S(ops::Transpose(f234)); }, kInvalid,
        "Transpose: expects a 2-D tensor, got [2,3,4]"},
       {"axis high", [&] { return S(ops::Sum(f23, 2)); }, kInvalid,
        "Sum: axis 2 is out of range for [2,3] (rank 2, valid axes [-2, 2))"},
-      {"axis low", [&] { return S(ops::Max(f23, -3, true)); }, kInvalid, "Max: axis -3 is out of range"},
+      {"axis low", [&] { return S(ops::Max(f23, -3, true)); }, kInvalid,
+       "Max: axis -3 is out of range"},
       {"axis scalar", [&] { return S(ops::Mean(scalar, 0)); }, kInvalid,
        "Mean: axis 0 given for a scalar (shape [])"},
-      {"mean int", [&] { return S(ops::Mean(i3)); }, kInvalid, "Mean: needs a floating-point tensor"},
+      {"mean int", [&] { return S(ops::Mean(i3)); }, kInvalid,
+       "Mean: needs a floating-point tensor"},
       {"sum bool", [&] { return S(ops::Sum(b3)); }, kInvalid, "Sum: not defined for bool"},
       {"max empty", [&] { return S(ops::Max(f0)); }, kInvalid, "Max: the tensor [0,3] is empty"},
       {"max empty axis", [&] { return S(ops::Max(f0, -2)); }, kInvalid,
@@ -136,16 +150,22 @@ TEST_F(OpErrorsTest, LinalgAndReductions) {
 
 TEST_F(OpErrorsTest, CreationDevicesAndStreams) {
   Expect({
-      {"random int", [&] { return S(RandomNormal({2}, DType::kInt32, Device::Cpu(), 1)); }, kInvalid,
-       "RandomNormal: needs float32 or float64, got int32"},
-      {"random shape", [&] { return S(RandomNormal({2, -1}, DType::kFloat32, Device::Cpu(), 1)); },
+      {"random int", [&] { return S(RandomNormal({2}, DType::kInt32, Device::Cpu(), 1)); },
+       kInvalid, "RandomNormal: needs float32 or float64, got int32"},
+      {"random shape",
+       [&] {
+         return S(RandomNormal({2, -1}, DType::kFloat32, Device::Cpu(), 1));
+       },
        kInvalid, "RandomNormal: invalid shape [2,-1]"},
       {"cast error input", [&] { return S(ops::Cast(ops::Add(f23, f4), DType::kInt32)); }, kInvalid,
        "Add: cannot broadcast"},
-      {"unknown op", [&] { return ops::Call("NoSuchOp", {f3}).status(); }, absl::StatusCode::kNotFound,
-       "ops::Call: unknown op 'NoSuchOp'"},
-      {"builtin via Call", [&] { return ops::Call("Add", {f3, f3}).status(); }, kInvalid,
-       "'Add' is a built-in op; call it through eagervm::ops::Add"},
+      {"unknown op", [&] { return ops::Call("NoSuchOp", {f3}).status(); },
+       absl::StatusCode::kNotFound, "ops::Call: unknown op 'NoSuchOp'"},
+      {"builtin via Call",
+       [&] {
+         return ops::Call("Add", {f3, f3}).status();
+       },
+       kInvalid, "'Add' is a built-in op; call it through eagervm::ops::Add"},
   });
   {
     StreamScope scope(Stream(Device::Cpu(), 1000));

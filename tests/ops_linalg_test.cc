@@ -35,8 +35,8 @@ TYPED_TEST_SUITE(MatMulTest, testing::NumericTypes);
 TYPED_TEST(MatMulTest, MatchesNaiveLoop) {
   using T = TypeParam;
   Rng rng(5);
-  const int64_t dims[][3] = {{1, 1, 1}, {2, 3, 4}, {7, 1, 5}, {1, 9, 1}, {0, 3, 2}, {3, 0, 2},
-                             {3, 2, 0}, {33, 17, 65}, {64, 64, 64}, {100, 3, 1}};
+  const int64_t dims[][3] = {{1, 1, 1}, {2, 3, 4}, {7, 1, 5},    {1, 9, 1},    {0, 3, 2},
+                             {3, 0, 2}, {3, 2, 0}, {33, 17, 65}, {64, 64, 64}, {100, 3, 1}};
   std::vector<std::array<int64_t, 3>> all;
   for (auto& d : dims) all.push_back({d[0], d[1], d[2]});
   for (int i = 0; i < 10; ++i) {
@@ -48,8 +48,8 @@ TYPED_TEST(MatMulTest, MatchesNaiveLoop) {
     Tensor c = ops::MatMul(Make(a, {m, k}), Make(b, {k, n}));
     ASSERT_TRUE(c.ok()) << c.status();
     ASSERT_EQ(c.shape(), (Shape{m, n}));
-    const std::string what = "MatMul " + std::to_string(m) + "x" + std::to_string(k) + "x" +
-                             std::to_string(n);
+    const std::string what =
+        "MatMul " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
     testing::ExpectNear(Values<T>(c), NaiveMatMul(a, b, m, k, n), what,
                         std::is_same_v<T, float> ? 1e-5 : 1e-12);
   }

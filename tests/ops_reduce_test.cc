@@ -23,8 +23,10 @@ std::vector<T> Reference(R r, const std::vector<T>& x, const Shape& s, int axis)
   if (axis >= 0) {
     outer = inner = 1;
     for (int d = 0; d < s.size(); ++d) {
-      if (d < axis) outer *= s[d];
-      else if (d > axis) inner *= s[d];
+      if (d < axis)
+        outer *= s[d];
+      else if (d > axis)
+        inner *= s[d];
     }
     n = s[axis];
   }
@@ -57,7 +59,10 @@ void CheckAllAxes(R r, const Shape& s, Rng& rng) {
   const auto x = RandomData<T>(rng, s.numel());
   Tensor t = Make(x, s);
   const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-12;
-  const std::string name = (r == R::kSum ? "Sum " : r == R::kMean ? "Mean " : "Max ") + s.ToString();
+  const std::string name = (r == R::kSum    ? "Sum "
+                            : r == R::kMean ? "Mean "
+                                            : "Max ") +
+                           s.ToString();
   if (r != R::kMax || s.numel() > 0) {
     Tensor all = Call(r, t);
     ASSERT_TRUE(all.ok()) << all.status();
@@ -72,8 +77,10 @@ void CheckAllAxes(R r, const Shape& s, Rng& rng) {
       ASSERT_TRUE(y.ok()) << y.status();
       Shape want_shape;
       for (int d = 0; d < s.size(); ++d) {
-        if (d != a) want_shape.push_back(s[d]);
-        else if (keepdim) want_shape.push_back(1);
+        if (d != a)
+          want_shape.push_back(s[d]);
+        else if (keepdim)
+          want_shape.push_back(1);
       }
       ASSERT_EQ(y.shape(), want_shape) << name << " axis " << axis;
       testing::ExpectNear(Values<T>(y), Reference(r, x, s, a),
@@ -82,8 +89,8 @@ void CheckAllAxes(R r, const Shape& s, Rng& rng) {
   }
 }
 
-const Shape kShapes[] = {{}, {1}, {5}, {0}, {3, 4}, {4, 1}, {1, 6}, {2, 0, 3},
-                         {2, 3, 4}, {3, 1, 2, 5}, {1000}, {3, 257}};
+const Shape kShapes[] = {{},     {1},       {5},       {0},          {3, 4}, {4, 1},
+                         {1, 6}, {2, 0, 3}, {2, 3, 4}, {3, 1, 2, 5}, {1000}, {3, 257}};
 
 template <typename T>
 class ReduceTest : public ::testing::Test {};

@@ -37,7 +37,8 @@ std::vector<T> RandomData(Rng& rng, int64_t n, bool nonzero = false) {
 inline Shape RandomShape(Rng& rng, int max_rank = 4, int64_t max_dim = 5) {
   const int rank = std::uniform_int_distribution<int>(0, max_rank)(rng);
   Shape s;
-  for (int i = 0; i < rank; ++i) s.push_back(std::uniform_int_distribution<int64_t>(1, max_dim)(rng));
+  for (int i = 0; i < rank; ++i)
+    s.push_back(std::uniform_int_distribution<int64_t>(1, max_dim)(rng));
   return s;
 }
 

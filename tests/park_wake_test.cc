@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "eagervm/eagervm.h"
 #include "configured_vm.h"
+#include "eagervm/eagervm.h"
 #include "random_program.h"
 
 namespace eagervm {
@@ -18,8 +18,8 @@ namespace {
 
 constexpr int64_t kMaxInFlight = 8;
 
-const auto* const env = ::testing::AddGlobalTestEnvironment(
-    new testing::ConfiguredVm([](VmOptions& o) {
+const auto* const env =
+    ::testing::AddGlobalTestEnvironment(new testing::ConfiguredVm([](VmOptions& o) {
       o.max_in_flight = kMaxInFlight;
       o.spin_us = 0;
     }));

@@ -39,8 +39,8 @@ inline constexpr bool kSanitized = false;
 
 struct ProgramOptions {
   int num_ops = 100;
-  int num_streams = 2;       // ops pick Stream(cpu, i) with i < num_streams
-  int read_per_mille = 20;   // chance (per 1000 ops) of a blocking Item/ToVector mid-program
+  int num_streams = 2;      // ops pick Stream(cpu, i) with i < num_streams
+  int read_per_mille = 20;  // chance (per 1000 ops) of a blocking Item/ToVector mid-program
 };
 
 namespace detail {
@@ -76,7 +76,9 @@ class Program {
 
  private:
   uint64_t Rand(uint64_t n) { return rng_() % n; }
-  T SmallValue(int range) { return static_cast<T>(static_cast<int64_t>(Rand(2 * range + 1)) - range); }
+  T SmallValue(int range) {
+    return static_cast<T>(static_cast<int64_t>(Rand(2 * range + 1)) - range);
+  }
   static DType dtype() { return DTypeOf<T>(); }
 
   static const std::vector<Shape>& BaseShapes() {
@@ -191,12 +193,15 @@ class Program {
     StreamScope scope(Stream(Device::Cpu(), static_cast<int>(Rand(opts_.num_streams))));
     const int k = static_cast<int>(Rand(slots_.size()));  // target slot for new tensors
     const int i = RandomLive();
-    const uint64_t kind = (i < 0) ? Rand(2) : Rand(1000) < static_cast<uint64_t>(opts_.read_per_mille) ? 99 : Rand(12);
+    const uint64_t kind = (i < 0)                                                    ? Rand(2)
+                          : Rand(1000) < static_cast<uint64_t>(opts_.read_per_mille) ? 99
+                                                                                     : Rand(12);
     switch (kind) {
       case 0: {  // Full
         const Shape shape = BaseShapes()[Rand(BaseShapes().size())];
         const T v = SmallValue(3);
-        Log("t" + std::to_string(k) + " = Full(" + shape.ToString() + ", " + std::to_string(v) + ")");
+        Log("t" + std::to_string(k) + " = Full(" + shape.ToString() + ", " + std::to_string(v) +
+            ")");
         Tensor t = Full(shape, static_cast<double>(v), dtype());
         if (CheckTensor(t, "Full")) Put(k, std::move(t), std::vector<T>(shape.numel(), v));
         return;

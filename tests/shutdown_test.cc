@@ -17,12 +17,13 @@ std::atomic<int> slow_done{0};
 TEST(Shutdown, DrainsThenRefusesWork) {
   OpOptions mutates0;
   mutates0.mutated_inputs = {0};
-  ASSERT_TRUE(RegisterOp("SlowTouch",
-                         [](const std::vector<TensorMeta>&, const Attrs&)
-                             -> absl::StatusOr<std::vector<TensorMeta>> {
-                           return std::vector<TensorMeta>{};
-                         },
-                         mutates0)
+  ASSERT_TRUE(RegisterOp(
+                  "SlowTouch",
+                  [](const std::vector<TensorMeta>&,
+                     const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+                    return std::vector<TensorMeta>{};
+                  },
+                  mutates0)
                   .ok());
   ASSERT_TRUE(RegisterKernel("SlowTouch", DeviceType::kCPU, [](KernelContext& ctx) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -52,7 +53,8 @@ TEST(Shutdown, DrainsThenRefusesWork) {
   EXPECT_EQ(ops::AddInplace(kept, kept).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(ops::FillInplace(kept, 3).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(kept.To(Device::Cpu()).status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(FromVector<float>(std::vector<float>{1, 2}, {2}).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(FromVector<float>(std::vector<float>{1, 2}, {2}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(ops::Call("SlowTouch", {kept}).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(kept.Item<float>().status().code(), absl::StatusCode::kInvalidArgument);  // 2 elements
   EXPECT_EQ(view.Item<float>().status().code(), absl::StatusCode::kFailedPrecondition);

@@ -70,8 +70,8 @@ TEST(Stats, KnownProgramCountsExactly) {
 TEST(Stats, FailedCountsTheFailingKernelOnly) {
   static std::atomic<int> calls{0};
   ASSERT_TRUE(RegisterOp("StatsFail",
-                         [](const std::vector<TensorMeta>& in, const Attrs&)
-                             -> absl::StatusOr<std::vector<TensorMeta>> { return in; })
+                         [](const std::vector<TensorMeta>& in,
+                            const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; })
                   .ok());
   ASSERT_TRUE(RegisterKernel("StatsFail", DeviceType::kCPU, [](KernelContext&) {
                 ++calls;

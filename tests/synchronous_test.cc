@@ -7,17 +7,15 @@
 #include <thread>
 #include <vector>
 
-#include "eagervm/eagervm.h"
 #include "configured_vm.h"
+#include "eagervm/eagervm.h"
 #include "random_program.h"
 
 namespace eagervm {
 namespace {
 
 const auto* const env = ::testing::AddGlobalTestEnvironment(
-    new testing::ConfiguredVm([](VmOptions& o) {
-      o.synchronous = true;
-    }));
+    new testing::ConfiguredVm([](VmOptions& o) { o.synchronous = true; }));
 
 constexpr int kPrograms = testing::kSanitized ? 20 : 100;
 std::atomic<int> count_sync_calls{0};
@@ -37,8 +35,8 @@ TEST(Synchronous, TwoUserThreads) {
 
 TEST(Synchronous, WorkIsDoneWhenTheCallReturns) {
   ASSERT_TRUE(RegisterOp("CountSync",
-                         [](const std::vector<TensorMeta>& in, const Attrs&)
-                             -> absl::StatusOr<std::vector<TensorMeta>> {
+                         [](const std::vector<TensorMeta>& in,
+                            const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
                            return std::vector<TensorMeta>{in[0]};
                          })
                   .ok());

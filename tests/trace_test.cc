@@ -203,8 +203,8 @@ TEST(Trace, SessionErrors) {
 TEST(Trace, KernelsCannotStartTraces) {
   static absl::StatusCode seen = absl::StatusCode::kOk;
   ASSERT_TRUE(RegisterOp("TraceFromKernel",
-                         [](const std::vector<TensorMeta>& in, const Attrs&)
-                             -> absl::StatusOr<std::vector<TensorMeta>> { return in; })
+                         [](const std::vector<TensorMeta>& in,
+                            const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> { return in; })
                   .ok());
   ASSERT_TRUE(RegisterKernel("TraceFromKernel", DeviceType::kCPU, [](KernelContext&) {
                 seen = StartTrace().code();

@@ -8,17 +8,15 @@
 #include <thread>
 #include <vector>
 
-#include "eagervm/eagervm.h"
 #include "configured_vm.h"
+#include "eagervm/eagervm.h"
 #include "random_program.h"
 
 namespace eagervm {
 namespace {
 
 const auto* const env = ::testing::AddGlobalTestEnvironment(
-    new testing::ConfiguredVm([](VmOptions& o) {
-      o.inline_max_bytes = 0;
-    }));
+    new testing::ConfiguredVm([](VmOptions& o) { o.inline_max_bytes = 0; }));
 
 constexpr int kPrograms = testing::kSanitized ? 40 : 300;
 

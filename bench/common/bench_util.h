@@ -7,17 +7,17 @@
 #ifndef EAGERVM_BENCH_COMMON_BENCH_UTIL_H_
 #define EAGERVM_BENCH_COMMON_BENCH_UTIL_H_
 
+#include <benchmark/benchmark.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <benchmark/benchmark.h>
-
 namespace eagervm::bench {
 
-int64_t WallNanos();           // steady clock
-int64_t ThreadCpuNanos();      // CLOCK_THREAD_CPUTIME_ID of the calling thread
-int64_t ProcessCpuNanos();     // CLOCK_PROCESS_CPUTIME_ID: all threads of the process
+int64_t WallNanos();        // steady clock
+int64_t ThreadCpuNanos();   // CLOCK_THREAD_CPUTIME_ID of the calling thread
+int64_t ProcessCpuNanos();  // CLOCK_PROCESS_CPUTIME_ID: all threads of the process
 
 // Accumulates measured time and op counts over a benchmark's iterations and
 // sets the "ns_per_op" counter at the end.

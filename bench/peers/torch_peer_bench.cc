@@ -103,6 +103,5 @@ BENCHMARK(BM_TorchAdd1M)->UseRealTime();
 int main(int argc, char** argv) {
   at::set_num_threads(1);
   return eagervm::bench::RunWithRatios(
-      argc, argv,
-      {{"add_: default / InferenceMode", "BM_TorchChain/0", "BM_TorchChain/1", ""}});
+      argc, argv, {{"add_: default / InferenceMode", "BM_TorchChain/0", "BM_TorchChain/1", ""}});
 }

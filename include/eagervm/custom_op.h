@@ -34,7 +34,7 @@ struct OpOptions {
 namespace internal {
 struct KernelArgs;
 struct KernelContextAccess;
-}
+}  // namespace internal
 
 // The view a kernel has of its instruction. Valid only during the kernel call,
 // on the VM thread that runs it; never store it.
@@ -118,7 +118,7 @@ using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; n
 namespace internal {
 struct OpDef;
 struct OpHandleAccess;
-}
+}  // namespace internal
 
 // A resolved op, for the low-level builder (vm::InstructionsBuilder::Call).
 // Cheap to copy; valid forever (ops are never unregistered). Any thread.

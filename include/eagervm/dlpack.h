@@ -13,9 +13,9 @@
 #define EAGERVM_DLPACK_H_
 
 #include "absl/status/statusor.h"
+#include "eagervm/dlpack_config.h"
 #include "eagervm/export.h"
 #include "eagervm/tensor.h"
-#include "eagervm/dlpack_config.h"
 
 struct DLManagedTensor;  // <dlpack/dlpack.h>, global namespace, C linkage
 

@@ -34,11 +34,16 @@ constexpr DType DTypeOf() {
 
 constexpr size_t SizeOf(DType d) {
   switch (d) {
-    case DType::kBool: return 1;
-    case DType::kInt32: return 4;
-    case DType::kInt64: return 8;
-    case DType::kFloat32: return 4;
-    case DType::kFloat64: return 8;
+    case DType::kBool:
+      return 1;
+    case DType::kInt32:
+      return 4;
+    case DType::kInt64:
+      return 8;
+    case DType::kFloat32:
+      return 4;
+    case DType::kFloat64:
+      return 8;
   }
   return 0;
 }

@@ -25,7 +25,7 @@ struct GraphStats {
   int64_t lower_bound_bytes = 0;  // peak of simultaneously live intermediate bytes
   int64_t constant_bytes = 0;     // memory of the hoisted constants
   int64_t runs = 0;               // Run() calls accepted
-  int64_t device_graph_runs = 0;       // segments replayed as one CUDA graph launch
+  int64_t device_graph_runs = 0;  // segments replayed as one CUDA graph launch
   int64_t device_graph_fallbacks = 0;  // captures that failed (the flat executor ran instead)
 };
 

@@ -16,11 +16,12 @@ class EAGERVM_EXPORT Scalar {
   enum class Kind { kInt, kDouble, kBool };
 
   Scalar() : Scalar(int64_t{0}) {}
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  template <typename T,
+            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : kind_(Kind::kInt), i_(static_cast<int64_t>(v)) {}  // NOLINT: implicit by design
   template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
   Scalar(T v) : kind_(Kind::kDouble), d_(static_cast<double>(v)) {}  // NOLINT
-  Scalar(bool v) : kind_(Kind::kBool), b_(v) {}  // NOLINT
+  Scalar(bool v) : kind_(Kind::kBool), b_(v) {}                      // NOLINT
 
   Kind kind() const { return kind_; }
   bool is_int() const { return kind_ == Kind::kInt; }
@@ -31,9 +32,12 @@ class EAGERVM_EXPORT Scalar {
   template <typename T>
   T to() const {
     switch (kind_) {
-      case Kind::kInt: return static_cast<T>(i_);
-      case Kind::kDouble: return static_cast<T>(d_);
-      case Kind::kBool: return static_cast<T>(b_);
+      case Kind::kInt:
+        return static_cast<T>(i_);
+      case Kind::kDouble:
+        return static_cast<T>(d_);
+      case Kind::kBool:
+        return static_cast<T>(b_);
     }
     return T{};
   }

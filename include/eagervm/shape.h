@@ -21,7 +21,8 @@ class EAGERVM_EXPORT Shape {
   Shape() = default;  // a scalar: rank 0, one element
   // Dims beyond kMaxDims are a programming error caught by the ops that take
   // shapes (they validate with IsValid()); the constructor keeps the first kMaxDims.
-  Shape(std::initializer_list<int64_t> dims) : Shape(absl::MakeConstSpan(dims.begin(), dims.size())) {}
+  Shape(std::initializer_list<int64_t> dims)
+      : Shape(absl::MakeConstSpan(dims.begin(), dims.size())) {}
   explicit Shape(absl::Span<const int64_t> dims) {
     rank_ = static_cast<int8_t>(dims.size() > kMaxDims ? kMaxDims : dims.size());
     overflow_ = dims.size() > kMaxDims;
@@ -48,7 +49,10 @@ class EAGERVM_EXPORT Shape {
     return true;
   }
   void push_back(int64_t d) {
-    if (rank_ < kMaxDims) dims_[rank_++] = d; else overflow_ = true;
+    if (rank_ < kMaxDims)
+      dims_[rank_++] = d;
+    else
+      overflow_ = true;
   }
 
   std::string ToString() const;  // "[2,3]"; a scalar prints as "[]"

@@ -11,10 +11,10 @@
 #define EAGERVM_CONCAT_(a, b) EAGERVM_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function if `expr` (an absl::Status) is not OK.
-#define EAGERVM_RETURN_IF_ERROR(expr)                          \
-  do {                                                         \
-    ::absl::Status eagervm_status_ = (expr);                   \
-    if (!eagervm_status_.ok()) return eagervm_status_;         \
+#define EAGERVM_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    ::absl::Status eagervm_status_ = (expr);           \
+    if (!eagervm_status_.ok()) return eagervm_status_; \
   } while (0)
 
 // `lhs` = value of `rexpr` (an absl::StatusOr<T>), or returns its status.

@@ -71,8 +71,8 @@ struct EAGERVM_EXPORT VmStats {
   uint64_t dispatched = 0;  // handed to a stream
   uint64_t finished = 0;    // released
   uint64_t failed = 0;      // instructions whose compute failed (not forwarded errors)
-  uint64_t batched = 0;  // handed to a worker in one batch with the one before
-  uint64_t inlined = 0;  // small ones run by the scheduler (VmOptions::inline_max_bytes)
+  uint64_t batched = 0;     // handed to a worker in one batch with the one before
+  uint64_t inlined = 0;     // small ones run by the scheduler (VmOptions::inline_max_bytes)
   uint64_t barriers = 0;
   uint64_t scheduler_wakeups = 0;  // parks of the scheduler that ended in a wake
   uint64_t worker_wakeups = 0;
@@ -81,7 +81,7 @@ struct EAGERVM_EXPORT VmStats {
   int64_t pending_depth = 0, ready_depth = 0, running_depth = 0;
   uint64_t backpressure_waits = 0;
   std::vector<MemoryStats> memory;  // one entry per device that has allocated
-  std::string ToString() const;  // one line, every field
+  std::string ToString() const;     // one line, every field
 };
 // Any thread. Print every field.
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmStats& s);
@@ -127,7 +127,6 @@ class EAGERVM_EXPORT VirtualMachine {
   [[nodiscard]] absl::Status Shutdown();
   // Any thread, never blocks.
   bool is_shut_down() const;
-
 
  private:
   friend vm::VmImpl& vm::internal_vm::CreateProcessVm();

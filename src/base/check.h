@@ -30,9 +30,9 @@
 namespace eagervm::base::internal {
 
 [[noreturn, gnu::cold, gnu::noinline]] inline void DCheckFailed(const char* file, int line,
-                                                               const char* function,
-                                                               const char* condition,
-                                                               std::string_view message) {
+                                                                const char* function,
+                                                                const char* condition,
+                                                                std::string_view message) {
   std::fprintf(stderr, "%s:%d: %s: check failed: %s: %.*s\n", file, line, function, condition,
                static_cast<int>(message.size()), message.data());
   std::fflush(stderr);
@@ -42,20 +42,20 @@ namespace eagervm::base::internal {
 }  // namespace eagervm::base::internal
 
 #if EAGERVM_DCHECK_IS_ON
-#define EAGERVM_DCHECK(condition, message)                                                 \
-  do {                                                                                     \
-    if (__builtin_expect(!(condition), 0)) {                                               \
-      ::eagervm::base::internal::DCheckFailed(__FILE__, __LINE__, __func__, #condition,    \
-                                              (message));                                  \
-    }                                                                                      \
+#define EAGERVM_DCHECK(condition, message)                                              \
+  do {                                                                                  \
+    if (__builtin_expect(!(condition), 0)) {                                            \
+      ::eagervm::base::internal::DCheckFailed(__FILE__, __LINE__, __func__, #condition, \
+                                              (message));                               \
+    }                                                                                   \
   } while (0)
 #else
-#define EAGERVM_DCHECK(condition, message)                                                 \
-  do {                                                                                     \
-    if (false) {                                                                           \
-      (void)(condition);                                                                   \
-      (void)(message);                                                                     \
-    }                                                                                      \
+#define EAGERVM_DCHECK(condition, message) \
+  do {                                     \
+    if (false) {                           \
+      (void)(condition);                   \
+      (void)(message);                     \
+    }                                      \
   } while (0)
 #endif
 

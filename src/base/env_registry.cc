@@ -28,8 +28,8 @@ const EnvVar kVars[] = {
      "`i` below it.",
      1, 64, [](const EnvValue& v, VmOptions* o) { o->cpu_streams = static_cast<int>(AsInt(v)); }},
     {"EAGERVM_COMPUTE_ON_SCHEDULER_THREAD", EnvType::kBool, "false",
-     "Run CPU kernels on the scheduler thread (no hand-off per op, no stream parallelism).", 0,
-     1, [](const EnvValue& v, VmOptions* o) { o->compute_on_scheduler_thread = AsBool(v); }},
+     "Run CPU kernels on the scheduler thread (no hand-off per op, no stream parallelism).", 0, 1,
+     [](const EnvValue& v, VmOptions* o) { o->compute_on_scheduler_thread = AsBool(v); }},
     {"EAGERVM_INLINE_MAX_BYTES", EnvType::kByteSize, "16KiB",
      "Small CPU op calls (operands up to this many bytes, of ops that allow it) run on the "
      "scheduler thread when their stream is idle, skipping the handoff to its worker (`0`: never).",
@@ -43,8 +43,8 @@ const EnvVar kVars[] = {
      "flight, until half have finished.",
      2, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->max_in_flight = AsInt(v); }},
     {"EAGERVM_SPIN_US", EnvType::kInt, "100",
-     "Microseconds VM threads spin for more work before they park (0: park at once).", 0,
-     1'000'000, [](const EnvValue& v, VmOptions* o) { o->spin_us = AsInt(v); }},
+     "Microseconds VM threads spin for more work before they park (0: park at once).", 0, 1'000'000,
+     [](const EnvValue& v, VmOptions* o) { o->spin_us = AsInt(v); }},
     {"EAGERVM_CPU_MEMORY_LIMIT", EnvType::kByteSize, "0",
      "Bytes the CPU allocators may hold from the system, all CPU streams together "
      "(`0`: unlimited).",
@@ -66,11 +66,16 @@ const EnvVar kVars[] = {
 
 const char* Expected(EnvType t) {
   switch (t) {
-    case EnvType::kBool: return "a boolean (1/0, true/false, yes/no, on/off)";
-    case EnvType::kInt: return "an integer";
-    case EnvType::kByteSize: return "a byte size (e.g. 1048576, 64MiB, 1.5GiB, 512k)";
-    case EnvType::kString: return "a string";
-    case EnvType::kLogLevel: return "a log level (debug, info, warning, error, off)";
+    case EnvType::kBool:
+      return "a boolean (1/0, true/false, yes/no, on/off)";
+    case EnvType::kInt:
+      return "an integer";
+    case EnvType::kByteSize:
+      return "a byte size (e.g. 1048576, 64MiB, 1.5GiB, 512k)";
+    case EnvType::kString:
+      return "a string";
+    case EnvType::kLogLevel:
+      return "a log level (debug, info, warning, error, off)";
   }
   return "?";
 }
@@ -95,11 +100,16 @@ size_t Distance(std::string_view a, std::string_view b) {
 
 std::string_view ToString(EnvType type) {
   switch (type) {
-    case EnvType::kBool: return "bool";
-    case EnvType::kInt: return "int";
-    case EnvType::kByteSize: return "bytes";
-    case EnvType::kString: return "string";
-    case EnvType::kLogLevel: return "level";
+    case EnvType::kBool:
+      return "bool";
+    case EnvType::kInt:
+      return "int";
+    case EnvType::kByteSize:
+      return "bytes";
+    case EnvType::kString:
+      return "string";
+    case EnvType::kLogLevel:
+      return "level";
   }
   return "?";
 }
@@ -219,8 +229,8 @@ std::string EnvDocTable() {
   std::string t = "| Variable | Type | Default | Meaning |\n|---|---|---|---|\n";
   for (const EnvVar& v : kVars) {
     t += Cat("| `", v.name, "` | ", ToString(v.type), " | ",
-             *v.default_text ? Cat("`", v.default_text, "`") : std::string("(unset)"), " | ",
-             v.doc, " |\n");
+             *v.default_text ? Cat("`", v.default_text, "`") : std::string("(unset)"), " | ", v.doc,
+             " |\n");
   }
   return t;
 }

@@ -49,8 +49,8 @@ absl::StatusOr<EnvValue> ParseEnvValue(const EnvVar& var, std::string_view text)
 struct ParsedEnv {
   VmOptions options;
   std::vector<std::pair<const EnvVar*, EnvValue>> applied;  // VmOptions variables that were set
-  std::string trace_path;                                  // EAGERVM_TRACE
-  LogLevel log_level = LogLevel::kWarning;                 // EAGERVM_LOG_LEVEL (log.cc)
+  std::string trace_path;                                   // EAGERVM_TRACE
+  LogLevel log_level = LogLevel::kWarning;                  // EAGERVM_LOG_LEVEL (log.cc)
   std::vector<std::string> warnings;
 };
 // `env`: NAME=VALUE entries (as in environ); non-EAGERVM_ names are ignored.

@@ -19,8 +19,7 @@ int InitLogLevel() {
   // through here; ParsedProcessEnv() logs nothing, so this cannot recurse.
   const LogLevel level = ParsedProcessEnv().log_level;
   int expected = kLevelUnset;
-  g_log_level.compare_exchange_strong(expected, static_cast<int>(level),
-                                      std::memory_order_relaxed);
+  g_log_level.compare_exchange_strong(expected, static_cast<int>(level), std::memory_order_relaxed);
   return g_log_level.load(std::memory_order_relaxed);
 }
 }  // namespace internal
@@ -93,11 +92,16 @@ LogLevel GetLogLevel() {
 
 std::string_view ToString(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarning: return "warning";
-    case LogLevel::kError: return "error";
-    case LogLevel::kOff: return "off";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarning:
+      return "warning";
+    case LogLevel::kError:
+      return "error";
+    case LogLevel::kOff:
+      return "off";
   }
   return "?";
 }

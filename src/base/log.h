@@ -34,12 +34,11 @@ std::optional<LogLevel> ParseLogLevel(std::string_view text);
 
 }  // namespace eagervm::base
 
-#define EAGERVM_LOG(level, ...)                                                          \
-  do {                                                                                   \
-    if (::eagervm::base::LogEnabled(::eagervm::LogLevel::level)) {                       \
-      ::eagervm::base::LogMessage(::eagervm::LogLevel::level,                            \
-                                  ::eagervm::base::Cat(__VA_ARGS__));                    \
-    }                                                                                    \
+#define EAGERVM_LOG(level, ...)                                                                   \
+  do {                                                                                            \
+    if (::eagervm::base::LogEnabled(::eagervm::LogLevel::level)) {                                \
+      ::eagervm::base::LogMessage(::eagervm::LogLevel::level, ::eagervm::base::Cat(__VA_ARGS__)); \
+    }                                                                                             \
   } while (0)
 
 #endif  // EAGERVM_BASE_LOG_H_

@@ -9,9 +9,12 @@ void SetCurrentThreadRole(ThreadRole role) { current_role = role; }
 
 const char* ToString(ThreadRole role) {
   switch (role) {
-    case ThreadRole::kUser: return "user";
-    case ThreadRole::kScheduler: return "scheduler";
-    case ThreadRole::kWorker: return "worker";
+    case ThreadRole::kUser:
+      return "user";
+    case ThreadRole::kScheduler:
+      return "scheduler";
+    case ThreadRole::kWorker:
+      return "worker";
   }
   return "?";
 }

@@ -39,7 +39,7 @@ class ScopedThreadRole {
 // plays `role` (a ThreadRole enumerator, e.g. kScheduler). Scheduler-only
 // code asserts this at its entry points; the synchronous mode's drain and
 // tests that drive an Engine directly hold a ScopedThreadRole(kScheduler).
-#define EAGERVM_DCHECK_THREAD_ROLE(role)                                                   \
+#define EAGERVM_DCHECK_THREAD_ROLE(role)                                                    \
   EAGERVM_DCHECK(::eagervm::base::CurrentThreadRole() == ::eagervm::base::ThreadRole::role, \
                  ::eagervm::base::WrongThreadRoleMessage(::eagervm::base::ThreadRole::role))
 

@@ -20,11 +20,16 @@ std::ostream& operator<<(std::ostream& os, DeviceType t) {
 
 std::string_view ToString(DType d) {
   switch (d) {
-    case DType::kBool: return "bool";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kFloat32: return "float32";
-    case DType::kFloat64: return "float64";
+    case DType::kBool:
+      return "bool";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
   }
   return "unknown";
 }
@@ -42,9 +47,12 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.ToSt
 
 std::ostream& operator<<(std::ostream& os, const Scalar& s) {
   switch (s.kind()) {
-    case Scalar::Kind::kInt: return os << s.to<int64_t>();
-    case Scalar::Kind::kDouble: return os << s.to<double>();
-    case Scalar::Kind::kBool: return os << (s.to<bool>() ? "true" : "false");
+    case Scalar::Kind::kInt:
+      return os << s.to<int64_t>();
+    case Scalar::Kind::kDouble:
+      return os << s.to<double>();
+    case Scalar::Kind::kBool:
+      return os << (s.to<bool>() ? "true" : "false");
   }
   return os;
 }

@@ -50,8 +50,8 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
   if (!fn) return absl::InvalidArgumentError("Graph::Capture: empty function");
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].shape.IsValid()) {
-      return absl::InvalidArgumentError(
-          base::Cat("Graph::Capture: input ", i, " has an invalid shape ", inputs[i].shape.ToString()));
+      return absl::InvalidArgumentError(base::Cat(
+          "Graph::Capture: input ", i, " has an invalid shape ", inputs[i].shape.ToString()));
     }
   }
   graph::Recorder recorder;
@@ -62,7 +62,8 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
     try {
       results = fn(symbolic);
     } catch (const std::exception& e) {
-      recorder.Fail(absl::InternalError(base::Cat("Graph::Capture: the function threw: ", e.what())));
+      recorder.Fail(
+          absl::InternalError(base::Cat("Graph::Capture: the function threw: ", e.what())));
     } catch (...) {
       recorder.Fail(absl::InternalError("Graph::Capture: the function threw a non-std::exception"));
     }
@@ -77,7 +78,8 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
   state->input_metas = program.input_metas;
   state->parameters = program.parameters;
   std::vector<graph::Value> outputs = program.outputs;
-  absl::StatusOr<std::shared_ptr<graph::Plan>> plan = graph::Plan::Build(std::move(program), options);
+  absl::StatusOr<std::shared_ptr<graph::Plan>> plan =
+      graph::Plan::Build(std::move(program), options);
   if (!plan.ok()) return plan.status();
   state->plan = *std::move(plan);
   for (const graph::Value& v : outputs) {
@@ -90,17 +92,18 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
   if (state_ == nullptr) return absl::FailedPreconditionError("Graph::Run: a moved-from Graph");
   const State& st = *state_;
   if (inputs.size() != st.input_metas.size()) {
-    return absl::InvalidArgumentError(base::Cat("Graph::Run: expected ", st.input_metas.size(),
-                                                " inputs, got ", inputs.size()));
+    return absl::InvalidArgumentError(
+        base::Cat("Graph::Run: expected ", st.input_metas.size(), " inputs, got ", inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (absl::Status s = internal::CheckTensor(inputs[i], "Graph::Run", base::Cat("input ", i)); !s.ok()) {
+    if (absl::Status s = internal::CheckTensor(inputs[i], "Graph::Run", base::Cat("input ", i));
+        !s.ok()) {
       return s;
     }
     if (!(inputs[i].meta() == st.input_metas[i])) {
-      return absl::InvalidArgumentError(base::Cat("Graph::Run: input ", i, " is ", MetaString(inputs[i].meta()),
-                                                  " but the graph was captured with ",
-                                                  MetaString(st.input_metas[i])));
+      return absl::InvalidArgumentError(
+          base::Cat("Graph::Run: input ", i, " is ", MetaString(inputs[i].meta()),
+                    " but the graph was captured with ", MetaString(st.input_metas[i])));
     }
   }
   graph::Plan& plan = *st.plan;
@@ -110,8 +113,12 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
   for (size_t s = 0; s < slots.size(); ++s) {
     const graph::BoundSlot& slot = slots[s];
     switch (slot.kind) {
-      case graph::BufferKind::kInput: storage[s] = inputs[slot.slot].impl()->storage; break;
-      case graph::BufferKind::kParameter: storage[s] = st.parameters[slot.slot]; break;
+      case graph::BufferKind::kInput:
+        storage[s] = inputs[slot.slot].impl()->storage;
+        break;
+      case graph::BufferKind::kParameter:
+        storage[s] = st.parameters[slot.slot];
+        break;
       case graph::BufferKind::kIntermediate:
         storage[s] = std::make_shared<internal::StorageHandle>(
             std::make_shared<vm::BlobObject>(slot.nbytes, slot.device));
@@ -123,7 +130,8 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
       // result go to the caller's current stream, which then waits only for
       // the segment that last touches it (not for the whole plan).
       bound[s]->NoteWrite(slot.writer);
-      absl::StatusOr<vm::VmStream*> here = vm::ResolveStream(Stream::Current(slot.device), "Graph::Run");
+      absl::StatusOr<vm::VmStream*> here =
+          vm::ResolveStream(Stream::Current(slot.device), "Graph::Run");
       if (here.ok()) bound[s]->NoteWrite(*here);
     }
   }
@@ -140,7 +148,8 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
   const auto& segments = plan.segments();
   absl::Status s = vm::PhysicalRun([&](vm::Builder* b) {
     for (size_t i = 0; i < segments.size(); ++i) {
-      if (absl::Status l = b->Launch(run, static_cast<int>(i), segments[i].stream); !l.ok()) return l;
+      if (absl::Status l = b->Launch(run, static_cast<int>(i), segments[i].stream); !l.ok())
+        return l;
     }
     return absl::OkStatus();
   });

@@ -9,7 +9,9 @@
 namespace eagervm::graph {
 namespace {
 
-bool Overlap(const Lifetime& a, const Lifetime& b) { return a.first <= b.last && b.first <= a.last; }
+bool Overlap(const Lifetime& a, const Lifetime& b) {
+  return a.first <= b.last && b.first <= a.last;
+}
 
 size_t LowerBound(absl::Span<const Lifetime> values, size_t alignment) {
   std::map<int, long long> delta;  // node -> change of live bytes
@@ -45,7 +47,8 @@ MemoryPlan PlaceInOrder(absl::Span<const Lifetime> values, absl::Span<const size
         busy.push_back({plan.offsets[p], plan.offsets[p] + AlignUp(values[p].bytes, alignment)});
       }
     }
-    std::sort(busy.begin(), busy.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+    std::sort(busy.begin(), busy.end(),
+              [](const Range& a, const Range& b) { return a.begin < b.begin; });
     size_t best = std::numeric_limits<size_t>::max(), best_gap = std::numeric_limits<size_t>::max();
     size_t cursor = 0;
     for (const Range& r : busy) {

@@ -69,7 +69,8 @@ class PlanBuilder {
     const size_t nb = p_.buffers.size(), nn = p_.nodes.size();
     constant_node_ = live_;
     constant_buffer_.assign(nb, false);
-    for (size_t b = 0; b < nb; ++b) constant_buffer_[b] = intermediate(static_cast<int>(b)) && !is_output_[b];
+    for (size_t b = 0; b < nb; ++b)
+      constant_buffer_[b] = intermediate(static_cast<int>(b)) && !is_output_[b];
     for (bool changed = true; changed;) {
       changed = false;
       for (size_t n = 0; n < nn; ++n) {
@@ -88,7 +89,8 @@ class PlanBuilder {
           if (!constant_node_[n]) main_write[w] = true;
         }
         if (!constant_node_[n]) {
-          for (int r : reads_[n]) first_main_read[r] = std::min(first_main_read[r], static_cast<int>(n));
+          for (int r : reads_[n])
+            first_main_read[r] = std::min(first_main_read[r], static_cast<int>(n));
         }
       }
       for (size_t b = 0; b < nb; ++b) {
@@ -125,9 +127,12 @@ class PlanBuilder {
     for (int b : order) {
       const Buffer& buf = p_.buffers[b];
       int slot;
-      if (buf.kind == BufferKind::kInput) slot = buf.slot;
-      else if (buf.kind == BufferKind::kParameter) slot = plan.num_inputs_ + buf.slot;
-      else slot = plan.num_inputs_ + plan.num_parameters_ + static_cast<int>(output_buffers_.size());
+      if (buf.kind == BufferKind::kInput)
+        slot = buf.slot;
+      else if (buf.kind == BufferKind::kParameter)
+        slot = plan.num_inputs_ + buf.slot;
+      else
+        slot = plan.num_inputs_ + plan.num_parameters_ + static_cast<int>(output_buffers_.size());
       if (buf.kind == BufferKind::kIntermediate) output_buffers_.push_back(b);
       BoundSlot& s = plan.slots_[slot];
       s.kind = buf.kind;
@@ -254,7 +259,8 @@ class PlanBuilder {
       PlanNode& pn = plan.nodes_[m];
       MakeNode(p_.nodes[main_[m]], main_[m], p_.nodes[main_[m]].stream, &pn);
       for (size_t b = 0; b < p_.buffers.size(); ++b) {
-        if (last_main_use_[b] == static_cast<int>(m) && plan.placement_[b].kind == Placement::kArena) {
+        if (last_main_use_[b] == static_cast<int>(m) &&
+            plan.placement_[b].kind == Placement::kArena) {
           pn.dying.push_back(static_cast<int>(b));
         }
       }
@@ -306,8 +312,10 @@ class PlanBuilder {
     args.attrs = node.attrs;
     args.stream = stream;
     for (int i = 0; i < node.num_scalars; ++i) args.scalars[i] = node.scalars[i];
-    for (const Value& v : node.inputs) args.inputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
-    for (const Value& v : node.outputs) args.outputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
+    for (const Value& v : node.inputs)
+      args.inputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
+    for (const Value& v : node.outputs)
+      args.outputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
     out->arena = ArenaFor(stream);
     args.temp_region = nullptr;  // set below, once the arena vector is final
     auto place = [&](const Value& v, internal::Operand* op) {

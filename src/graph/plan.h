@@ -47,13 +47,13 @@ struct PlanNode {
   const char* name = nullptr;
   const KernelFn* kernel = nullptr;  // null: a host write
   vm::BlobCallback host_write;
-  internal::KernelArgs args;     // built once; operand pointers patched as memory is bound
-  std::vector<int> reads;        // buffers, for error forwarding
-  std::vector<int> writes;       // outputs and mutated inputs
-  std::vector<int> dying;        // arena buffers whose last use this is (check mode)
+  internal::KernelArgs args;  // built once; operand pointers patched as memory is bound
+  std::vector<int> reads;     // buffers, for error forwarding
+  std::vector<int> writes;    // outputs and mutated inputs
+  std::vector<int> dying;     // arena buffers whose last use this is (check mode)
   // This node's bound operands: (operand, slot, offset in the storage).
   std::vector<std::tuple<internal::Operand*, int, int64_t>> bound_patches;
-  int arena = -1;                // whose temporary region it uses
+  int arena = -1;  // whose temporary region it uses
 };
 
 struct Arena {
@@ -74,16 +74,16 @@ struct Arena {
 
 struct BoundSlot {
   BufferKind kind;
-  int slot;                          // input or parameter index; output buffers: -1
+  int slot;  // input or parameter index; output buffers: -1
   size_t nbytes = 0;
   Device device;
-  vm::VmStream* writer = nullptr;    // the stream of its first writer (outputs: its producer)
+  vm::VmStream* writer = nullptr;  // the stream of its first writer (outputs: its producer)
   bool written = false;
 };
 
 struct Segment {
   vm::VmStream* stream = nullptr;
-  int begin = 0, end = 0;               // main nodes [begin, end)
+  int begin = 0, end = 0;                   // main nodes [begin, end)
   std::vector<std::pair<int, bool>> bound;  // slot, written
   // Operands bound per run: (operand, slot, offset in the storage).
   struct Patch {
@@ -150,7 +150,8 @@ class Plan {
   void AfterNode(PlanNode& n, vm::VmStream* stream);
   const vm::ErrorPtr& ErrorOf(int buffer, absl::Span<vm::BlobObject* const> bound) const;
   void SetError(int buffer, const vm::ErrorPtr& e, absl::Span<vm::BlobObject* const> bound);
-  void Fail(PlanNode& n, vm::VmStream* stream, absl::Status s, absl::Span<vm::BlobObject* const> bound);
+  void Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
+            absl::Span<vm::BlobObject* const> bound);
 
   std::vector<Placement> placement_;  // per buffer
   std::vector<BoundSlot> slots_;
@@ -159,9 +160,9 @@ class Plan {
   std::vector<Segment> segments_;
   std::vector<Arena> arenas_;
   std::vector<DeviceReplay> replays_;  // per segment
-  std::vector<vm::ErrorPtr> errors_;  // per buffer, for those the plan owns
+  std::vector<vm::ErrorPtr> errors_;   // per buffer, for those the plan owns
   std::vector<size_t> buffer_bytes_;
-  int poisoned_ = 0;              // non-null entries of errors_
+  int poisoned_ = 0;  // non-null entries of errors_
   bool initialized_ = false;
   bool check_lifetimes_ = false;
   int num_inputs_ = 0;

@@ -21,7 +21,8 @@ Plan::~Plan() {
   // The last run's instructions are released (or there were none): no
   // kernel uses the arenas any more. Freed in the streams' order.
   for (Arena& a : arenas_) {
-    if (a.base != nullptr) a.stream->allocator()->Deallocate(a.base, a.constant_bytes + a.planned_bytes);
+    if (a.base != nullptr)
+      a.stream->allocator()->Deallocate(a.base, a.constant_bytes + a.planned_bytes);
     if (a.temp_base != nullptr) a.stream->allocator()->Deallocate(a.temp_base, a.temp_size);
   }
   for (size_t s = 0; s < replays_.size(); ++s) {
@@ -109,7 +110,8 @@ absl::Status Plan::Execute(PlanNode& n) {
     n.args.temps.clear();
   }
   Arena& arena = arenas_[n.arena];
-  if (region->requested > arena.temp_needed) [[unlikely]] arena.temp_needed = region->requested;
+  if (region->requested > arena.temp_needed) [[unlikely]]
+    arena.temp_needed = region->requested;
   return status;
 }
 
@@ -127,8 +129,9 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
     const Placement& pl = placement_[n.reads[i]];
     if (pl.kind == Placement::kBound && !bound[pl.index]->allocated()) {
       Fail(n, stream,
-           absl::FailedPreconditionError(base::Cat("input ", i, " ", n.args.inputs[i].meta.shape.ToString(),
-                                                   " was never written (or its storage was released)")),
+           absl::FailedPreconditionError(
+               base::Cat("input ", i, " ", n.args.inputs[i].meta.shape.ToString(),
+                         " was never written (or its storage was released)")),
            bound);
       return false;
     }
@@ -144,8 +147,10 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
   }
   for (int w : n.writes) {
     if (placement_[w].kind == Placement::kArena && arenas_[placement_[w].index].base == nullptr &&
-        arenas_[placement_[w].index].constant_bytes + arenas_[placement_[w].index].planned_bytes > 0) {
-      Fail(n, stream, absl::ResourceExhaustedError("the graph's arena could not be allocated"), bound);
+        arenas_[placement_[w].index].constant_bytes + arenas_[placement_[w].index].planned_bytes >
+            0) {
+      Fail(n, stream, absl::ResourceExhaustedError("the graph's arena could not be allocated"),
+           bound);
       return false;
     }
   }
@@ -160,7 +165,8 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
 }
 
 void Plan::AfterNode(PlanNode& n, vm::VmStream* stream) {
-  if (!check_lifetimes_) [[likely]] return;
+  if (!check_lifetimes_) [[likely]]
+    return;
   for (int b : n.dying) {
     const Placement& pl = placement_[b];
     Arena& a = arenas_[pl.index];
@@ -194,7 +200,8 @@ void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* co
   bool slow = poisoned_ > 0 || arena_failed;
   for (const auto& [slot, written] : seg.bound) {
     vm::BlobObject* b = bound[slot];
-    if (slots_[slot].kind == BufferKind::kIntermediate && !b->EnsureAllocated(stream->allocator()).ok()) {
+    if (slots_[slot].kind == BufferKind::kIntermediate &&
+        !b->EnsureAllocated(stream->allocator()).ok()) {
       slow = true;  // the writer reports the allocator's error
     }
     slow |= b->error() != nullptr || !b->allocated();

@@ -14,8 +14,8 @@ std::vector<Tensor> Recorder::MakeInputs(const std::vector<TensorMeta>& metas) {
   for (size_t i = 0; i < metas.size(); ++i) {
     Tensor t = internal::NewTensor(metas[i]);  // NoteNewStorage keeps its storage
     buffer_of_[t.impl()->blob()] = static_cast<int>(program_.buffers.size());
-    program_.buffers.push_back(Buffer{BufferKind::kInput, static_cast<int>(i), t.impl()->blob()->nbytes(),
-                                      metas[i].device});
+    program_.buffers.push_back(Buffer{BufferKind::kInput, static_cast<int>(i),
+                                      t.impl()->blob()->nbytes(), metas[i].device});
     written_.push_back(true);
     inputs.push_back(std::move(t));
   }
@@ -43,14 +43,11 @@ int Recorder::BufferOf(const Tensor& t) {
   return it->second;
 }
 
-Value Recorder::ValueOf(const Tensor& t) {
-  return Value{BufferOf(t), t.meta(), t.impl()->offset};
-}
+Value Recorder::ValueOf(const Tensor& t) { return Value{BufferOf(t), t.meta(), t.impl()->offset}; }
 
 absl::Status Recorder::Refuse(const char* what, const char* why) {
-  absl::Status s = absl::FailedPreconditionError(
-      base::Cat("Graph::Capture: ", what, " cannot be captured (node ", program_.nodes.size(),
-                "): ", why));
+  absl::Status s = absl::FailedPreconditionError(base::Cat(
+      "Graph::Capture: ", what, " cannot be captured (node ", program_.nodes.size(), "): ", why));
   Fail(s);
   return s;
 }
@@ -108,14 +105,16 @@ absl::Status Recorder::AccessBlob(const Tensor& t, vm::BlobCallback cb, bool wri
     program_.nodes.push_back(std::move(n));
     return absl::OkStatus();
   }
-  return Refuse(what, "a host callback on a value that does not exist yet; call it outside the "
-                      "captured function, on Run's inputs or outputs");
+  return Refuse(what,
+                "a host callback on a value that does not exist yet; call it outside the "
+                "captured function, on Run's inputs or outputs");
 }
 
 absl::Status Recorder::SyncRead(const Tensor& t, size_t bytes, vm::BlobCallback cb,
                                 const char* what) {
-  return Refuse(what, "it reads a value that does not exist during capture; read Run's outputs "
-                      "instead");
+  return Refuse(what,
+                "it reads a value that does not exist during capture; read Run's outputs "
+                "instead");
 }
 
 absl::Status Recorder::AddBarrier(std::function<void()> cb, const char* what) {
@@ -123,8 +122,9 @@ absl::Status Recorder::AddBarrier(std::function<void()> cb, const char* what) {
 }
 
 absl::Status Recorder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {
-  return Refuse(op, "a copy between devices; a graph runs on one device (copy its inputs "
-                    "before Run, its outputs after)");
+  return Refuse(op,
+                "a copy between devices; a graph runs on one device (copy its inputs "
+                "before Run, its outputs after)");
 }
 
 absl::Status Recorder::Launch(std::shared_ptr<vm::LaunchTarget> target, int part,

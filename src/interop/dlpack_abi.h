@@ -13,7 +13,8 @@
 #include <cstdint>
 
 #ifndef DLPACK_VERSION
-#error "eagervm interop: <dlpack/dlpack.h> defines no DLPACK_VERSION (DLPack >= 1.0?); 0.6 is supported"
+#error \
+    "eagervm interop: <dlpack/dlpack.h> defines no DLPACK_VERSION (DLPack >= 1.0?); 0.6 is supported"
 #endif
 static_assert(DLPACK_VERSION == 60, "eagervm interop supports DLPack 0.6 (DLPACK_VERSION 60) only");
 
@@ -24,7 +25,8 @@ inline constexpr int kSupportedDlpackVersion = 60;
 // The consumer-visible layout (LP64): a change here would break every
 // exchange with a framework built against 0.6.
 static_assert(sizeof(void*) != 8 || sizeof(DLTensor) == 48, "DLTensor layout changed");
-static_assert(sizeof(void*) != 8 || sizeof(DLManagedTensor) == 64, "DLManagedTensor layout changed");
+static_assert(sizeof(void*) != 8 || sizeof(DLManagedTensor) == 64,
+              "DLManagedTensor layout changed");
 static_assert(offsetof(DLManagedTensor, dl_tensor) == 0, "DLManagedTensor layout changed");
 
 // kDLBool exists from DLPack 0.8 on (not in 0.6's enum); accepted on import

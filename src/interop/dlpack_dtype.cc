@@ -11,8 +11,8 @@ struct Row {
 
 // The first row of a dtype is what export writes; import accepts every row.
 constexpr Row kTable[] = {
-    {DType::kBool, kDLUInt, 8},   {DType::kBool, kDLBoolCode, 8}, {DType::kInt32, kDLInt, 32},
-    {DType::kInt64, kDLInt, 64},  {DType::kFloat32, kDLFloat, 32}, {DType::kFloat64, kDLFloat, 64},
+    {DType::kBool, kDLUInt, 8},  {DType::kBool, kDLBoolCode, 8},  {DType::kInt32, kDLInt, 32},
+    {DType::kInt64, kDLInt, 64}, {DType::kFloat32, kDLFloat, 32}, {DType::kFloat64, kDLFloat, 64},
 };
 
 }  // namespace

@@ -62,11 +62,14 @@ absl::Status CheckStrides(const DLTensor& dl, const Shape& shape) {
 
 absl::StatusOr<Device> CheckDevice(DLDevice d) {
   switch (d.device_type) {
-    case kDLCPU: return Device::Cpu();
-    case kDLCUDA: return Device::Cuda(d.device_id);
+    case kDLCPU:
+      return Device::Cpu();
+    case kDLCUDA:
+      return Device::Cuda(d.device_id);
     default:
       return Rejected(base::Cat("device type ", static_cast<int>(d.device_type), " (id ",
-                                d.device_id, ") is not supported: only kDLCPU (1) and kDLCUDA (2)"));
+                                d.device_id,
+                                ") is not supported: only kDLCPU (1) and kDLCUDA (2)"));
   }
 }
 
@@ -75,8 +78,9 @@ absl::StatusOr<TensorMeta> CheckImport(const DLManagedTensor* m) {
   const DLTensor& dl = m->dl_tensor;
   std::optional<DType> dtype = interop::FromDLDataType(dl.dtype);
   if (!dtype) {
-    return Rejected(base::Cat("unsupported dtype (code ", static_cast<int>(dl.dtype.code), ", bits ",
-                              static_cast<int>(dl.dtype.bits), ", lanes ", dl.dtype.lanes,
+    return Rejected(base::Cat("unsupported dtype (code ", static_cast<int>(dl.dtype.code),
+                              ", bits ", static_cast<int>(dl.dtype.bits), ", lanes ",
+                              dl.dtype.lanes,
                               "): eagervm has bool, int32, int64, float32 and float64, one lane"));
   }
   absl::StatusOr<Shape> shape = CheckShape(dl);
@@ -101,11 +105,11 @@ Tensor FromDLPack(DLManagedTensor* m) {
   if (!meta.ok()) return Tensor::Error(meta.status());
   // Absent devices (CUDA without the backend or a GPU, an index out of range)
   // and a shut-down VM are rejected here, before ownership is taken.
-  absl::StatusOr<vm::VmStream*> stream = vm::ResolveStream(Stream::Current(meta->device), "FromDLPack");
+  absl::StatusOr<vm::VmStream*> stream =
+      vm::ResolveStream(Stream::Current(meta->device), "FromDLPack");
   if (!stream.ok()) return Tensor::Error(stream.status());  // names FromDLPack
   const DLTensor& dl = m->dl_tensor;
-  void* data = dl.data == nullptr ? &g_empty_storage
-                                  : static_cast<char*>(dl.data) + dl.byte_offset;
+  void* data = dl.data == nullptr ? &g_empty_storage : static_cast<char*>(dl.data) + dl.byte_offset;
   auto impl = std::make_shared<internal::TensorImpl>();
   impl->meta = *meta;
   const size_t bytes = static_cast<size_t>(meta->shape.numel()) * SizeOf(meta->dtype);

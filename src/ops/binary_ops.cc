@@ -1,9 +1,9 @@
 // Binary elementwise ops with numpy broadcasting, and their operators.
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 
 namespace eagervm::ops {
 namespace {
@@ -15,7 +15,7 @@ Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
   absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
   if (!shape.ok()) return Tensor::Error(shape.status());
   return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, a.dtype(), a.device()},
-                                 {&a, &b});
+                                      {&a, &b});
 }
 
 }  // namespace

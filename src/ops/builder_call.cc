@@ -20,7 +20,8 @@ absl::Status InstructionsBuilder::Call(const OpHandle& op, absl::Span<const Tens
   for (const Tensor& t : outputs) out.push_back(&t);
   EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(def, absl::MakeConstSpan(in), def.name));
   if (in.empty() && out.empty()) {
-    return absl::InvalidArgumentError(base::Cat(def.name, ": an op call needs at least one tensor"));
+    return absl::InvalidArgumentError(
+        base::Cat(def.name, ": an op call needs at least one tensor"));
   }
   auto on_stream = [&](const Tensor& t, const char* kind, size_t i) -> absl::Status {
     EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(t, def.name, base::Cat(kind, " ", i)));
@@ -29,7 +30,8 @@ absl::Status InstructionsBuilder::Call(const OpHandle& op, absl::Span<const Tens
                                                 t.device().ToString(), " but the stream is on ",
                                                 stream.device().ToString(), " (use To())"));
   };
-  for (size_t i = 0; i < inputs.size(); ++i) EAGERVM_RETURN_IF_ERROR(on_stream(inputs[i], "input", i));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    EAGERVM_RETURN_IF_ERROR(on_stream(inputs[i], "input", i));
   for (size_t i = 0; i < outputs.size(); ++i) {
     EAGERVM_RETURN_IF_ERROR(on_stream(outputs[i], "output", i));
   }
@@ -38,8 +40,8 @@ absl::Status InstructionsBuilder::Call(const OpHandle& op, absl::Span<const Tens
   if (!call.ok()) return call.status();
   std::shared_ptr<const Attrs> shared_attrs;
   if (!attrs.empty()) shared_attrs = std::make_shared<const Attrs>(attrs);
-  const KernelCallArgs args{absl::MakeConstSpan(in), absl::MakeConstSpan(out), {},
-                            std::move(shared_attrs)};
+  const KernelCallArgs args{
+      absl::MakeConstSpan(in), absl::MakeConstSpan(out), {}, std::move(shared_attrs)};
   return Builder::From(this)->CallKernel(*call, args, stream);
 }
 

@@ -5,10 +5,11 @@
 #include "ops/op_registry.h"
 
 // Expands to a reference to the OpDef of built-in op `name`, resolved once.
-#define EAGERVM_BUILTIN_OP(name)                                                          \
-  ([]() -> const ::eagervm::internal::OpDef& {                                            \
-    static const ::eagervm::internal::OpDef& def = ::eagervm::internal::OpRegistry::Get().MustFind(name); \
-    return def;                                                                           \
+#define EAGERVM_BUILTIN_OP(name)                               \
+  ([]() -> const ::eagervm::internal::OpDef& {                 \
+    static const ::eagervm::internal::OpDef& def =             \
+        ::eagervm::internal::OpRegistry::Get().MustFind(name); \
+    return def;                                                \
   }())
 
 #endif  // EAGERVM_OPS_BUILTIN_H_

@@ -29,9 +29,10 @@ void RegisterBuiltinOps(OpRegistry& r) {
   Define(r, "AddInplace", {0});
   Define(r, "MulScalarInplace", {0});
   // The op library (docs/ops.md).
-  for (const char* name : {"Sub", "Mul", "Div", "Maximum", "AddScalar", "SubScalar", "MulScalar",
-                           "DivScalar", "Relu", "Neg", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt",
-                           "MatMul", "Transpose", "Sum", "Mean", "Max", "Cast", "RandomNormal"}) {
+  for (const char* name :
+       {"Sub",       "Mul", "Div",  "Maximum", "AddScalar", "SubScalar",   "MulScalar", "DivScalar",
+        "Relu",      "Neg", "Exp",  "Log",     "Sigmoid",   "Tanh",        "Sqrt",      "MatMul",
+        "Transpose", "Sum", "Mean", "Max",     "Cast",      "RandomNormal"}) {
     Define(r, name);
   }
 }

@@ -4,8 +4,8 @@
 // and docs/ops.md.
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 
 namespace eagervm::ops {
 
@@ -13,7 +13,7 @@ Tensor Cast(const Tensor& x, DType dtype) {
   absl::Status s = internal::CheckTensor(x, "Cast", "x");
   if (!s.ok()) return Tensor::Error(std::move(s));
   return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("Cast"), x.dtype(),
-                                 TensorMeta{x.shape(), dtype, x.device()}, {&x});
+                                      TensorMeta{x.shape(), dtype, x.device()}, {&x});
 }
 
 }  // namespace eagervm::ops

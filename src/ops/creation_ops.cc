@@ -18,8 +18,8 @@ namespace {
 absl::Status CheckShape(const Shape& shape, const char* op) {
   if (!shape.IsValid()) {
     return absl::InvalidArgumentError(base::Cat(op, ": invalid shape ", shape.ToString(),
-                                                   " (dims must be >= 0, at most ",
-                                                   Shape::kMaxDims, " of them)"));
+                                                " (dims must be >= 0, at most ", Shape::kMaxDims,
+                                                " of them)"));
   }
   return absl::OkStatus();
 }
@@ -35,7 +35,7 @@ Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype, De
   if (bytes != expected) {
     return Tensor::Error(absl::InvalidArgumentError(
         base::Cat("FromVector: ", bytes / SizeOf(dtype), " values do not fill shape ",
-                     shape.ToString(), " (", shape.numel(), " elements)")));
+                  shape.ToString(), " (", shape.numel(), " elements)")));
   }
   Tensor t = NewTensor(TensorMeta{shape, dtype, device});
   std::vector<char> copy(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
@@ -65,8 +65,8 @@ Tensor FromBlob(void* data, Shape shape, DType dtype, std::function<void(void*)>
   auto impl = std::make_shared<internal::TensorImpl>();
   impl->meta = TensorMeta{shape, dtype, Device::Cpu()};
   const size_t bytes = static_cast<size_t>(shape.numel()) * SizeOf(dtype);
-  auto blob = std::make_shared<vm::BlobObject>(data, bytes, Device::Cpu(),
-                                               deleter ? std::move(deleter) : [](void*) {});
+  auto blob = std::make_shared<vm::BlobObject>(
+      data, bytes, Device::Cpu(), deleter ? std::move(deleter) : [](void*) {});
   blob->NoteWrite(*stream);
   impl->storage = std::make_shared<internal::StorageHandle>(std::move(blob));
   return Tensor(std::move(impl));

@@ -7,15 +7,16 @@
 #include "base/str_cat.h"
 #include "eagervm/status_macros.h"
 #include "eagervm/stream.h"
-#include "ops/submit_op.h"
 #include "ops/op_registry.h"
+#include "ops/submit_op.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {
 
 absl::Status RegisterOp(std::string name, InferFn infer, OpOptions options) {
   if (!infer) return absl::InvalidArgumentError(base::Cat("RegisterOp(", name, "): empty InferFn"));
-  return internal::OpRegistry::Get().RegisterOp(std::move(name), std::move(infer), std::move(options));
+  return internal::OpRegistry::Get().RegisterOp(std::move(name), std::move(infer),
+                                                std::move(options));
 }
 
 absl::Status RegisterKernel(std::string op, DeviceType device, KernelFn kernel) {
@@ -93,8 +94,8 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, const std::vector<
   const internal::OpDef* def = FindCached(op);
   if (def == nullptr) return absl::NotFoundError(base::Cat("ops::Call: unknown op '", op, "'"));
   if (!def->infer) {
-    return absl::InvalidArgumentError(base::Cat(
-        "ops::Call: '", op, "' is a built-in op; call it through eagervm::ops::", op));
+    return absl::InvalidArgumentError(
+        base::Cat("ops::Call: '", op, "' is a built-in op; call it through eagervm::ops::", op));
   }
   absl::InlinedVector<const Tensor*, 4> in_ptrs;
   for (const Tensor& t : inputs) in_ptrs.push_back(&t);
@@ -122,11 +123,12 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, const std::vector<
     TensorMeta m = (*out_metas)[i];
     if (!m.shape.IsValid()) {
       return absl::InvalidArgumentError(base::Cat(op, ": InferFn returned an invalid shape ",
-                                                     m.shape.ToString(), " for output ", i));
+                                                  m.shape.ToString(), " for output ", i));
     }
     if (m.device != device) {
-      return absl::InvalidArgumentError(base::Cat(op, ": output ", i, " is on ", m.device.ToString(),
-                                                     " but the op runs on ", device.ToString()));
+      return absl::InvalidArgumentError(base::Cat(op, ": output ", i, " is on ",
+                                                  m.device.ToString(), " but the op runs on ",
+                                                  device.ToString()));
     }
     outputs.push_back(internal::NewTensor(m));
   }

@@ -4,9 +4,9 @@
 #include "eagervm/ops.h"
 #include "eagervm/status_macros.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 #include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
 
@@ -16,7 +16,8 @@ absl::Status AddInplace(const Tensor& self, const Tensor& other) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckSameDeviceAndDType(self, other, "AddInplace"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "AddInplace"));
   // `other` broadcasts to self's shape; self itself never grows.
-  absl::StatusOr<Shape> shape = internal::BroadcastShapes(self.shape(), other.shape(), "AddInplace");
+  absl::StatusOr<Shape> shape =
+      internal::BroadcastShapes(self.shape(), other.shape(), "AddInplace");
   if (!shape.ok()) return shape.status();
   if (*shape != self.shape()) {
     return absl::InvalidArgumentError(base::Cat("AddInplace: cannot broadcast other ",
@@ -37,12 +38,13 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(dst, "CopyInto", "dst"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(src, "CopyInto", "src"));
   if (dst.shape() != src.shape() || dst.dtype() != src.dtype()) {
-    return absl::InvalidArgumentError(base::Cat("CopyInto: dst is ", ToString(dst.dtype()), " ",
-                                                   dst.shape().ToString(), " but src is ",
-                                                   ToString(src.dtype()), " ", src.shape().ToString()));
+    return absl::InvalidArgumentError(
+        base::Cat("CopyInto: dst is ", ToString(dst.dtype()), " ", dst.shape().ToString(),
+                  " but src is ", ToString(src.dtype()), " ", src.shape().ToString()));
   }
   if (dst.device() != src.device()) {
-    return vm::PhysicalRun([&](vm::Builder* b) { return b->CopyAcrossDevices(dst, src, "CopyInto"); });
+    return vm::PhysicalRun(
+        [&](vm::Builder* b) { return b->CopyAcrossDevices(dst, src, "CopyInto"); });
   }
   return internal::SubmitOp(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &src}, {});
 }

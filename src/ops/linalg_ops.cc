@@ -5,9 +5,9 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 
 namespace eagervm::ops {
 
@@ -16,8 +16,8 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
   if (s.ok()) s = internal::CheckNumeric(a, "MatMul");
   if (!s.ok()) return Tensor::Error(std::move(s));
   if (a.dim() != 2 || b.dim() != 2) {
-    return Tensor::Error(absl::InvalidArgumentError(base::Cat(
-        "MatMul: expects 2-D tensors, got a ", a.shape(), " and b ", b.shape())));
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("MatMul: expects 2-D tensors, got a ", a.shape(), " and b ", b.shape())));
   }
   if (a.size(1) != b.size(0)) {
     return Tensor::Error(absl::InvalidArgumentError(
@@ -26,24 +26,25 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
   }
   constexpr int64_t kMaxDim = std::numeric_limits<int>::max();  // BLAS takes int
   if (a.size(0) > kMaxDim || a.size(1) > kMaxDim || b.size(1) > kMaxDim) {
-    return Tensor::Error(absl::InvalidArgumentError(base::Cat(
-        "MatMul: dimensions above ", kMaxDim, " are not supported: a ", a.shape(), " @ b ", b.shape())));
+    return Tensor::Error(absl::InvalidArgumentError(base::Cat("MatMul: dimensions above ", kMaxDim,
+                                                              " are not supported: a ", a.shape(),
+                                                              " @ b ", b.shape())));
   }
-  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("MatMul"), a.dtype(),
-                                 TensorMeta{Shape{a.size(0), b.size(1)}, a.dtype(), a.device()},
-                                 {&a, &b});
+  return internal::SubmitOpWithOutput(
+      EAGERVM_BUILTIN_OP("MatMul"), a.dtype(),
+      TensorMeta{Shape{a.size(0), b.size(1)}, a.dtype(), a.device()}, {&a, &b});
 }
 
 Tensor Transpose(const Tensor& x) {
   absl::Status s = internal::CheckTensor(x, "Transpose", "x");
   if (!s.ok()) return Tensor::Error(std::move(s));
   if (x.dim() != 2) {
-    return Tensor::Error(absl::InvalidArgumentError(
-        base::Cat("Transpose: expects a 2-D tensor, got ", x.shape())));
+    return Tensor::Error(
+        absl::InvalidArgumentError(base::Cat("Transpose: expects a 2-D tensor, got ", x.shape())));
   }
-  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("Transpose"), x.dtype(),
-                                 TensorMeta{Shape{x.size(1), x.size(0)}, x.dtype(), x.device()},
-                                 {&x});
+  return internal::SubmitOpWithOutput(
+      EAGERVM_BUILTIN_OP("Transpose"), x.dtype(),
+      TensorMeta{Shape{x.size(1), x.size(0)}, x.dtype(), x.device()}, {&x});
 }
 
 }  // namespace eagervm::ops

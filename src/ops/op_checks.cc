@@ -12,14 +12,13 @@ absl::Status CheckSameDeviceAndDType(const Tensor& a, const Tensor& b, std::stri
   if (!s.ok()) return s;
   if (a.device() != b.device()) {
     return absl::InvalidArgumentError(base::Cat(op, ": inputs are on different devices (",
-                                                   a.device().ToString(), " and ",
-                                                   b.device().ToString(), "); use To()"));
+                                                a.device().ToString(), " and ",
+                                                b.device().ToString(), "); use To()"));
   }
   if (a.dtype() != b.dtype()) {
-    return absl::InvalidArgumentError(base::Cat(op, ": dtype mismatch ", ToString(a.dtype()), " ",
-                                                   a.shape().ToString(), " vs ", ToString(b.dtype()),
-                                                   " ", b.shape().ToString(),
-                                                   " (eagervm does not promote; use Cast)"));
+    return absl::InvalidArgumentError(base::Cat(
+        op, ": dtype mismatch ", ToString(a.dtype()), " ", a.shape().ToString(), " vs ",
+        ToString(b.dtype()), " ", b.shape().ToString(), " (eagervm does not promote; use Cast)"));
   }
   return absl::OkStatus();
 }
@@ -28,16 +27,16 @@ absl::Status CheckSameMeta(const Tensor& a, const Tensor& b, std::string_view op
   absl::Status s = CheckSameDeviceAndDType(a, b, op);
   if (!s.ok()) return s;
   if (a.shape() != b.shape()) {
-    return absl::InvalidArgumentError(base::Cat(op, ": shape mismatch ", a.shape().ToString(),
-                                                   " vs ", b.shape().ToString()));
+    return absl::InvalidArgumentError(
+        base::Cat(op, ": shape mismatch ", a.shape().ToString(), " vs ", b.shape().ToString()));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckNumeric(const Tensor& t, std::string_view op) {
   if (t.dtype() == DType::kBool) {
-    return absl::InvalidArgumentError(base::Cat(op, ": not defined for bool tensors (",
-                                                   t.shape().ToString(), ")"));
+    return absl::InvalidArgumentError(
+        base::Cat(op, ": not defined for bool tensors (", t.shape().ToString(), ")"));
   }
   return absl::OkStatus();
 }

@@ -39,16 +39,19 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
 }
 
 absl::Status OpRegistry::RegisterKernel(std::string_view op, DeviceType device, KernelFn kernel) {
-  if (!kernel) return absl::InvalidArgumentError(base::Cat("RegisterKernel(", op, "): empty kernel"));
+  if (!kernel)
+    return absl::InvalidArgumentError(base::Cat("RegisterKernel(", op, "): empty kernel"));
   base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(op.data(), op.size()));
   if (it == ops_.end()) {
-    return absl::NotFoundError(base::Cat("RegisterKernel: unknown op '", op, "' (RegisterOp it first)"));
+    return absl::NotFoundError(
+        base::Cat("RegisterKernel: unknown op '", op, "' (RegisterOp it first)"));
   }
   // Published lock-free: op calls read the slot without mu_ (KernelSlot).
   if (!it->second->device_kernel[static_cast<int>(device)].Set(std::move(kernel))) {
     return absl::AlreadyExistsError(base::Cat("RegisterKernel: op '", op, "' already has a ",
-                                                 device == DeviceType::kCPU ? "cpu" : "cuda", " kernel"));
+                                              device == DeviceType::kCPU ? "cpu" : "cuda",
+                                              " kernel"));
   }
   return absl::OkStatus();
 }

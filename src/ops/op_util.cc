@@ -53,9 +53,12 @@ bool FitsInteger(const Scalar& s) {
 bool Fits(const Scalar& s, DType dtype) {
   switch (dtype) {
     case DType::kFloat32:
-    case DType::kFloat64: return true;
-    case DType::kInt32: return FitsInteger<int32_t>(s);
-    case DType::kInt64: return FitsInteger<int64_t>(s);
+    case DType::kFloat64:
+      return true;
+    case DType::kInt32:
+      return FitsInteger<int32_t>(s);
+    case DType::kInt64:
+      return FitsInteger<int64_t>(s);
     case DType::kBool:
       if (s.is_bool()) return true;
       if (s.is_int()) return s.to<int64_t>() == 0 || s.to<int64_t>() == 1;
@@ -81,9 +84,9 @@ absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view
         base::Cat(op, ": axis ", axis, " given for a scalar (shape []), which has no axes"));
   }
   if (axis < -rank || axis >= rank) {
-    return absl::InvalidArgumentError(base::Cat(op, ": axis ", axis, " is out of range for ",
-                                                shape, " (rank ", rank, ", valid axes [", -rank,
-                                                ", ", rank, "))"));
+    return absl::InvalidArgumentError(base::Cat(op, ": axis ", axis, " is out of range for ", shape,
+                                                " (rank ", rank, ", valid axes [", -rank, ", ",
+                                                rank, "))"));
   }
   return axis < 0 ? axis + rank : axis;
 }

@@ -3,16 +3,16 @@
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 
 namespace eagervm {
 
 Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed) {
   if (!shape.IsValid()) {
-    return Tensor::Error(absl::InvalidArgumentError(base::Cat(
-        "RandomNormal: invalid shape ", shape, " (dims must be >= 0, at most ", Shape::kMaxDims,
-        " of them)")));
+    return Tensor::Error(absl::InvalidArgumentError(base::Cat("RandomNormal: invalid shape ", shape,
+                                                              " (dims must be >= 0, at most ",
+                                                              Shape::kMaxDims, " of them)")));
   }
   if (!IsFloating(dtype)) {
     return Tensor::Error(absl::InvalidArgumentError(
@@ -20,8 +20,8 @@ Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed) {
   }
   // The seed's bits travel as an int64 scalar.
   return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("RandomNormal"), dtype,
-                                 TensorMeta{shape, dtype, device}, {},
-                                 {Scalar(static_cast<int64_t>(seed))});
+                                      TensorMeta{shape, dtype, device}, {},
+                                      {Scalar(static_cast<int64_t>(seed))});
 }
 
 }  // namespace eagervm

@@ -5,9 +5,9 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 
 namespace eagervm::ops {
 namespace {
@@ -30,24 +30,29 @@ Tensor Reduce(const internal::OpDef& def, Kind kind, const Tensor& x, bool all, 
     if (!a.ok()) return Tensor::Error(a.status());
     kernel_axis = *a;
     for (int d = 0; d < x.dim(); ++d) {
-      if (d != *a) out.push_back(x.size(d));
-      else if (keepdim) out.push_back(1);
+      if (d != *a)
+        out.push_back(x.size(d));
+      else if (keepdim)
+        out.push_back(1);
     }
   }
   const int64_t extent = all ? x.numel() : x.size(static_cast<int>(kernel_axis));
   if (kind == Kind::kMax && extent == 0) {
     return Tensor::Error(absl::InvalidArgumentError(
-        all ? base::Cat("Max: the tensor ", x.shape(), " is empty; the maximum of nothing is undefined")
+        all ? base::Cat("Max: the tensor ", x.shape(),
+                        " is empty; the maximum of nothing is undefined")
             : base::Cat("Max: axis ", axis, " of ", x.shape(),
                         " has size 0; the maximum of nothing is undefined")));
   }
   return internal::SubmitOpWithOutput(def, x.dtype(), TensorMeta{out, x.dtype(), x.device()}, {&x},
-                                 {Scalar(kernel_axis)});
+                                      {Scalar(kernel_axis)});
 }
 
 }  // namespace
 
-Tensor Sum(const Tensor& x) { return Reduce(EAGERVM_BUILTIN_OP("Sum"), Kind::kSum, x, true, 0, false); }
+Tensor Sum(const Tensor& x) {
+  return Reduce(EAGERVM_BUILTIN_OP("Sum"), Kind::kSum, x, true, 0, false);
+}
 Tensor Sum(const Tensor& x, int axis, bool keepdim) {
   return Reduce(EAGERVM_BUILTIN_OP("Sum"), Kind::kSum, x, false, axis, keepdim);
 }
@@ -57,7 +62,9 @@ Tensor Mean(const Tensor& x) {
 Tensor Mean(const Tensor& x, int axis, bool keepdim) {
   return Reduce(EAGERVM_BUILTIN_OP("Mean"), Kind::kMean, x, false, axis, keepdim);
 }
-Tensor Max(const Tensor& x) { return Reduce(EAGERVM_BUILTIN_OP("Max"), Kind::kMax, x, true, 0, false); }
+Tensor Max(const Tensor& x) {
+  return Reduce(EAGERVM_BUILTIN_OP("Max"), Kind::kMax, x, true, 0, false);
+}
 Tensor Max(const Tensor& x, int axis, bool keepdim) {
   return Reduce(EAGERVM_BUILTIN_OP("Max"), Kind::kMax, x, false, axis, keepdim);
 }

@@ -4,9 +4,9 @@
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 
 namespace eagervm::ops {
 namespace {
@@ -21,9 +21,15 @@ Tensor WithScalar(const internal::OpDef& def, const Tensor& x, const Scalar& s) 
 
 }  // namespace
 
-Tensor AddScalar(const Tensor& x, Scalar s) { return WithScalar(EAGERVM_BUILTIN_OP("AddScalar"), x, s); }
-Tensor SubScalar(const Tensor& x, Scalar s) { return WithScalar(EAGERVM_BUILTIN_OP("SubScalar"), x, s); }
-Tensor MulScalar(const Tensor& x, Scalar s) { return WithScalar(EAGERVM_BUILTIN_OP("MulScalar"), x, s); }
+Tensor AddScalar(const Tensor& x, Scalar s) {
+  return WithScalar(EAGERVM_BUILTIN_OP("AddScalar"), x, s);
+}
+Tensor SubScalar(const Tensor& x, Scalar s) {
+  return WithScalar(EAGERVM_BUILTIN_OP("SubScalar"), x, s);
+}
+Tensor MulScalar(const Tensor& x, Scalar s) {
+  return WithScalar(EAGERVM_BUILTIN_OP("MulScalar"), x, s);
+}
 
 Tensor DivScalar(const Tensor& x, Scalar s) {
   // Checked here, where the caller can still see it: integer division by zero.

@@ -34,8 +34,8 @@ absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> i
   }
   for (int m : def.options.mutated_inputs) {
     if (m < 0 || m >= static_cast<int>(inputs.size())) {
-      return absl::InvalidArgumentError(base::Cat(op, ": declares input ", m, " mutated but got ",
-                                                  inputs.size(), " inputs"));
+      return absl::InvalidArgumentError(
+          base::Cat(op, ": declares input ", m, " mutated but got ", inputs.size(), " inputs"));
     }
   }
   return absl::OkStatus();
@@ -47,12 +47,12 @@ absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* co
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
   const Device device = first->device();
   const KernelFn* kernel = def.FindKernel(device.type(), dtype);
-  if (kernel == nullptr) [[unlikely]] return NoKernelError(def, Stream::Current(device), dtype);
+  if (kernel == nullptr) [[unlikely]]
+    return NoKernelError(def, Stream::Current(device), dtype);
   const vm::KernelCall call = KernelCallOf(def, kernel);
   const vm::KernelCallArgs args{inputs, outputs, scalars, std::move(attrs)};
-  return vm::PhysicalRun([&](vm::Builder* b) {
-    return b->CallKernel(call, args, Stream::Current(device));
-  });
+  return vm::PhysicalRun(
+      [&](vm::Builder* b) { return b->CallKernel(call, args, Stream::Current(device)); });
 }
 
 Tensor SubmitOpWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,
@@ -60,9 +60,9 @@ Tensor SubmitOpWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta
                           std::initializer_list<Scalar> scalars) {
   Tensor out = NewTensor(meta);
   const Tensor* outputs[] = {&out};
-  absl::Status s = SubmitOp(def, kernel_dtype, absl::MakeConstSpan(inputs.begin(), inputs.size()),
-                            absl::MakeConstSpan(outputs),
-                            absl::MakeConstSpan(scalars.begin(), scalars.size()));
+  absl::Status s =
+      SubmitOp(def, kernel_dtype, absl::MakeConstSpan(inputs.begin(), inputs.size()),
+               absl::MakeConstSpan(outputs), absl::MakeConstSpan(scalars.begin(), scalars.size()));
   if (!s.ok()) return Tensor::Error(std::move(s));
   return out;
 }

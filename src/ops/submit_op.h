@@ -44,7 +44,8 @@ absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> i
 // Queues `def` on the current stream of the first input's (or output's)
 // device; the kernel is picked by `dtype`. Tensors are already validated.
 absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
-                      absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
+                      absl::Span<const Tensor* const> outputs,
+                      absl::Span<const Scalar> scalars = {},
                       std::shared_ptr<const Attrs> attrs = nullptr);
 inline absl::Status SubmitOp(const OpDef& def, DType dtype,
                              std::initializer_list<const Tensor*> inputs,

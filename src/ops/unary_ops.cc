@@ -2,16 +2,17 @@
 // transcendental ones need float32/float64 (Cast integers first).
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
-#include "ops/submit_op.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/submit_op.h"
 
 namespace eagervm::ops {
 namespace {
 
 Tensor Unary(const internal::OpDef& def, const Tensor& x, bool floating_only) {
   absl::Status s = internal::CheckTensor(x, def.name, "x");
-  if (s.ok()) s = floating_only ? internal::CheckFloating(x, def.name) : internal::CheckNumeric(x, def.name);
+  if (s.ok())
+    s = floating_only ? internal::CheckFloating(x, def.name) : internal::CheckNumeric(x, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
   return internal::SubmitOpWithOutput(def, x.dtype(), x.meta(), {&x});
 }

@@ -12,11 +12,21 @@ void AppendJsonString(std::string* out, std::string_view s) {
   out->push_back('"');
   for (const char c : s) {
     switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\t': *out += "\\t"; break;
-      case '\r': *out += "\\r"; break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           fmt::format_to(std::back_inserter(*out), "\\u{:04x}", static_cast<int>(c));
@@ -53,9 +63,10 @@ void ChromeTraceWriter::OnThread(const ThreadInfo& t) {
   AppendJsonString(&json_, t.name);
   json_ += "}}";
   Separator();
-  fmt::format_to(std::back_inserter(json_),
-                 R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
-                 t.tid, t.sort_index);
+  fmt::format_to(
+      std::back_inserter(json_),
+      R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+      t.tid, t.sort_index);
 }
 
 void ChromeTraceWriter::OnEvent(const ThreadInfo& t, const TraceEvent& e) {
@@ -93,8 +104,8 @@ absl::Status ChromeTraceWriter::Finish(uint64_t dropped_events) {
   const size_t written = std::fwrite(json_.data(), 1, json_.size(), f);
   const bool closed = std::fclose(f) == 0;
   if (written != json_.size() || !closed) {
-    return absl::DataLossError(base::Cat("StopTrace: writing '", path_, "' failed: ",
-                                         std::strerror(errno)));
+    return absl::DataLossError(
+        base::Cat("StopTrace: writing '", path_, "' failed: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

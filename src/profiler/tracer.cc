@@ -149,8 +149,9 @@ absl::Status StopSession(TraceSink* sink) {
   for (ThreadBuffer* b : buffers) {
     while (b->computing()) std::this_thread::yield();
   }
-  std::sort(buffers.begin(), buffers.end(),
-            [](const ThreadBuffer* a, const ThreadBuffer* b) { return a->sort_index() < b->sort_index(); });
+  std::sort(buffers.begin(), buffers.end(), [](const ThreadBuffer* a, const ThreadBuffer* b) {
+    return a->sort_index() < b->sort_index();
+  });
   sink->Begin(SessionInfo{start_ns, end_ns});
   uint64_t dropped = 0;
   for (ThreadBuffer* b : buffers) {

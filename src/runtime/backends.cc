@@ -14,7 +14,8 @@
 namespace eagervm::vm {
 
 void InstallBackends(BackendRegistry& registry) {
-  registry.Register(DeviceType::kCPU, [] { return 1; }, device::MakeCpuStreamPolicy);
+  registry.Register(
+      DeviceType::kCPU, [] { return 1; }, device::MakeCpuStreamPolicy);
 #ifdef EAGERVM_WITH_CUDA
   registry.Register(DeviceType::kCUDA, CudaDeviceCount, device::cuda::MakeCudaStreamPolicy);
 #endif

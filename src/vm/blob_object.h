@@ -68,7 +68,9 @@ class alignas(64) BlobObject {
     }
   }
   // Where the last write was submitted: reading there needs no cross-stream edge.
-  VmStream* last_writer_stream() const { return last_writer_stream_.load(std::memory_order_acquire); }
+  VmStream* last_writer_stream() const {
+    return last_writer_stream_.load(std::memory_order_acquire);
+  }
 
  private:
   const size_t nbytes_;

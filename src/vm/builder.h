@@ -30,8 +30,8 @@ class VmStream;
 struct KernelCallArgs {
   absl::Span<const Tensor* const> inputs;
   absl::Span<const Tensor* const> outputs;
-  absl::Span<const Scalar> scalars;   // at most kMaxScalars (built-ins' scalar arguments)
-  std::shared_ptr<const Attrs> attrs; // null when there are none
+  absl::Span<const Scalar> scalars;    // at most kMaxScalars (built-ins' scalar arguments)
+  std::shared_ptr<const Attrs> attrs;  // null when there are none
 };
 
 class Builder : public InstructionsBuilder {

@@ -18,7 +18,8 @@ void DeviceCopyPolicy::Compute(VmStream* stream) {
           : absl::FailedPreconditionError(
                 "the source was never written (or its storage was released)");
   if (!s.ok()) {
-    auto e = std::make_shared<ErrorRecord>(absl::Status(s.code(), base::Cat(op_, ": ", s.message())));
+    auto e =
+        std::make_shared<ErrorRecord>(absl::Status(s.code(), base::Cat(op_, ": ", s.message())));
     stream->context()->RecordError(e);
     dst_->set_error(e);
     return;

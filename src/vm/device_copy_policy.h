@@ -32,8 +32,12 @@ class DeviceCopyPolicy final : public InstructionPolicy {
   // `op` names the caller in errors ("To", "CopyInto"); it must live forever.
   DeviceCopyPolicy(const char* op, std::shared_ptr<BlobObject> dst, size_t dst_offset,
                    std::shared_ptr<BlobObject> src, size_t src_offset, size_t bytes)
-      : op_(op), dst_(std::move(dst)), src_(std::move(src)), dst_offset_(dst_offset),
-        src_offset_(src_offset), bytes_(bytes) {}
+      : op_(op),
+        dst_(std::move(dst)),
+        src_(std::move(src)),
+        dst_offset_(dst_offset),
+        src_offset_(src_offset),
+        bytes_(bytes) {}
   const char* name() const override { return op_; }
   void GetAccesses(AccessList* out) const override {
     out->push_back({src_.get(), false});

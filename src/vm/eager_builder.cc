@@ -42,7 +42,10 @@ void EagerBuilder::Rollback(size_t mark) {
   size_t index = 0;
   while (!list_.empty()) {
     Instruction* i = list_.PopFront();
-    if (index++ < mark || IsRelease(i)) kept.PushBack(i); else InstructionPool::Recycle(i);
+    if (index++ < mark || IsRelease(i))
+      kept.PushBack(i);
+    else
+      InstructionPool::Recycle(i);
   }
   list_ = kept;
 }
@@ -117,7 +120,8 @@ absl::Status EagerBuilder::SyncRead(const Tensor& t, size_t bytes, BlobCallback 
   if (!stream.ok()) return stream.status();
   const internal::TensorImpl& impl = *t.impl();
   Instruction* instr = InstructionPool::Acquire();
-  instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset), bytes,
+  instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset),
+                                   bytes,
                                    /*write=*/false, std::move(cb), /*runtime_callback=*/true);
   instr->set_stream(*stream);
   Append(instr);

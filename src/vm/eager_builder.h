@@ -37,7 +37,8 @@ class EagerBuilder final : public Builder {
   // it (except the releases of dropped handles, which are still due) and
   // returns the error.
   absl::Status Finish(absl::Status build_status) {
-    if (build_status.ok() && !list_.empty()) [[likely]] return Submit();
+    if (build_status.ok() && !list_.empty()) [[likely]]
+      return Submit();
     return FinishSlow(std::move(build_status));
   }
 

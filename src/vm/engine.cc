@@ -136,8 +136,7 @@ void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
   Instruction* src = src_ref.instr;
   if (src == dst) return;
   const bool same_stream = src->stream() == dst->stream();
-  const bool on_device =
-      !same_stream && dst->stream()->policy()->OrdersOnDevice(*src, *dst);
+  const bool on_device = !same_stream && dst->stream()->policy()->OrdersOnDevice(*src, *dst);
   if (on_device) dst->device_waits.push_back(src_ref);
   if (same_stream || on_device) {
     // A source already in the ready list is dispatched before `dst`, which can
@@ -215,16 +214,23 @@ void Engine::Dispatch(Instruction* instr) {
 void Engine::LivelyPush(Instruction* instr) {
   instr->lively_prev = lively_tail_;
   instr->lively_next = nullptr;
-  if (lively_tail_) lively_tail_->lively_next = instr; else lively_head_ = instr;
+  if (lively_tail_)
+    lively_tail_->lively_next = instr;
+  else
+    lively_head_ = instr;
   lively_tail_ = instr;
   ++lively_count_;
 }
 
 void Engine::LivelyErase(Instruction* instr) {
-  if (instr->lively_prev) instr->lively_prev->lively_next = instr->lively_next;
-  else lively_head_ = instr->lively_next;
-  if (instr->lively_next) instr->lively_next->lively_prev = instr->lively_prev;
-  else lively_tail_ = instr->lively_prev;
+  if (instr->lively_prev)
+    instr->lively_prev->lively_next = instr->lively_next;
+  else
+    lively_head_ = instr->lively_next;
+  if (instr->lively_next)
+    instr->lively_next->lively_prev = instr->lively_prev;
+  else
+    lively_tail_ = instr->lively_prev;
   instr->lively_prev = instr->lively_next = nullptr;
   --lively_count_;
 }

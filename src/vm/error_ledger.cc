@@ -19,13 +19,15 @@ absl::Status ErrorLedger::TakeUnreported() {
   int more = 0;
   for (const ErrorPtr& e : errors) {
     if (!e->MarkReported()) continue;  // a Wait/Item saw it first
-    if (first == nullptr) first = e; else ++more;
+    if (first == nullptr)
+      first = e;
+    else
+      ++more;
   }
   if (first == nullptr) return absl::OkStatus();
   if (more == 0) return first->status;
-  return absl::Status(first->status.code(),
-                      base::Cat(first->status.message(), " (and ", more,
-                                " more error(s) since the last sync)"));
+  return absl::Status(first->status.code(), base::Cat(first->status.message(), " (and ", more,
+                                                      " more error(s) since the last sync)"));
 }
 
 }  // namespace eagervm::vm

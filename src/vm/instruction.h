@@ -50,9 +50,9 @@ class Instruction {
   // checked against the legal transitions (instruction_state.h) in debug and
   // sanitizer builds; in release builds it is a plain store.
   void set_state(InstrState s) {
-    EAGERVM_DCHECK(IsLegalTransition(state_, s),
-                   DescribeTransition(state_, s, policy_ != nullptr ? policy_->name() : nullptr,
-                                      id()));
+    EAGERVM_DCHECK(
+        IsLegalTransition(state_, s),
+        DescribeTransition(state_, s, policy_ != nullptr ? policy_->name() : nullptr, id()));
     state_ = s;
   }
   uint64_t id() const { return id_.load(std::memory_order_relaxed); }
@@ -115,7 +115,10 @@ struct InstructionList {
   bool empty() const { return head == nullptr; }
   void PushBack(Instruction* i) {
     i->next = nullptr;
-    if (tail) tail->next = i; else head = i;
+    if (tail)
+      tail->next = i;
+    else
+      head = i;
     tail = i;
     ++size;
   }
@@ -129,7 +132,10 @@ struct InstructionList {
   }
   void Splice(InstructionList* other) {
     if (other->empty()) return;
-    if (tail) tail->next = other->head; else head = other->head;
+    if (tail)
+      tail->next = other->head;
+    else
+      head = other->head;
     tail = other->tail;
     size += other->size;
     *other = InstructionList();

@@ -6,13 +6,20 @@ namespace eagervm::vm {
 
 const char* ToString(InstrState s) {
   switch (s) {
-    case InstrState::kFree: return "free";
-    case InstrState::kBuilding: return "building";
-    case InstrState::kPending: return "pending";
-    case InstrState::kWaiting: return "waiting";
-    case InstrState::kReady: return "ready";
-    case InstrState::kRunning: return "running";
-    case InstrState::kBarrier: return "barrier";
+    case InstrState::kFree:
+      return "free";
+    case InstrState::kBuilding:
+      return "building";
+    case InstrState::kPending:
+      return "pending";
+    case InstrState::kWaiting:
+      return "waiting";
+    case InstrState::kReady:
+      return "ready";
+    case InstrState::kRunning:
+      return "running";
+    case InstrState::kBarrier:
+      return "barrier";
   }
   return "?";
 }
@@ -20,13 +27,20 @@ const char* ToString(InstrState s) {
 bool IsLegalTransition(InstrState from, InstrState to) {
   using S = InstrState;
   switch (from) {
-    case S::kFree: return to == S::kBuilding;
-    case S::kBuilding: return to == S::kFree || to == S::kPending;
-    case S::kPending: return to == S::kWaiting || to == S::kReady || to == S::kBarrier;
-    case S::kWaiting: return to == S::kReady;
-    case S::kReady: return to == S::kRunning;
-    case S::kRunning: return to == S::kFree;
-    case S::kBarrier: return to == S::kFree;
+    case S::kFree:
+      return to == S::kBuilding;
+    case S::kBuilding:
+      return to == S::kFree || to == S::kPending;
+    case S::kPending:
+      return to == S::kWaiting || to == S::kReady || to == S::kBarrier;
+    case S::kWaiting:
+      return to == S::kReady;
+    case S::kReady:
+      return to == S::kRunning;
+    case S::kRunning:
+      return to == S::kFree;
+    case S::kBarrier:
+      return to == S::kFree;
   }
   return false;
 }

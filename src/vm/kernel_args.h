@@ -50,7 +50,7 @@ struct KernelArgs {
   uint64_t mutated_mask = 0;
   vm::VmStream* stream = nullptr;
   absl::InlinedVector<std::pair<void*, size_t>, 1> temps;  // freed after the kernel
-  TempRegion* temp_region = nullptr;  // graph plans only
+  TempRegion* temp_region = nullptr;                       // graph plans only
 };
 
 // The instruction behind a KernelContext, for the runtime and its backends

@@ -34,7 +34,8 @@ void OpCallPolicy::Poison(const ErrorPtr& error) {
 }
 
 void OpCallPolicy::Fail(VmStream* stream, absl::Status s) {
-  auto e = std::make_shared<ErrorRecord>(absl::Status(s.code(), base::Cat(name_, ": ", s.message())));
+  auto e =
+      std::make_shared<ErrorRecord>(absl::Status(s.code(), base::Cat(name_, ": ", s.message())));
   stream->context()->RecordError(e);
   Poison(e);
 }

@@ -51,13 +51,15 @@ absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op) {
 absl::Status CheckMayBlock(const char* what) {
   if (base::OnVmThread()) {
     return absl::FailedPreconditionError(base::Cat(
-        what, " was called on an eagervm VM thread (inside a kernel or callback); it would wait "
-              "for itself. Blocking calls are for user threads only"));
+        what,
+        " was called on an eagervm VM thread (inside a kernel or callback); it would wait "
+        "for itself. Blocking calls are for user threads only"));
   }
   if (internal_run::t_eager != nullptr) {
-    return absl::FailedPreconditionError(base::Cat(
-        what, " was called inside a PhysicalRun build callback; it would wait for instructions "
-              "that are submitted only when the callback returns"));
+    return absl::FailedPreconditionError(
+        base::Cat(what,
+                  " was called inside a PhysicalRun build callback; it would wait for instructions "
+                  "that are submitted only when the callback returns"));
   }
   return absl::OkStatus();
 }

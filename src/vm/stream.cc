@@ -1,7 +1,8 @@
 // Stream selection: the per-thread current stream of each device.
+#include "eagervm/stream.h"
+
 #include <ostream>
 
-#include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
 #include "vm/process_vm.h"
 #include "vm/vm_impl.h"

@@ -56,7 +56,9 @@ class StreamPolicy {
   // both streams run on the scheduler thread, so that dispatched means
   // launched, and when neither instruction touches host memory outside the
   // device's order.
-  virtual bool OrdersOnDevice(const Instruction& src, const Instruction& dst) const { return false; }
+  virtual bool OrdersOnDevice(const Instruction& src, const Instruction& dst) const {
+    return false;
+  }
 
   // Device graphs (graph mode's replay), for backends that have them. The
   // stream's thread, inside Run(): records what `body` enqueues on this

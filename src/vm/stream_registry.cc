@@ -18,8 +18,9 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   std::atomic<VmStream*>* slot = nullptr;
   if (d.is_cpu()) {
     if (index < 0 || index >= options.cpu_streams) {
-      return absl::InvalidArgumentError(base::Cat("stream index ", index, " on cpu is out of range: ",
-                                                  "VmOptions::cpu_streams is ", options.cpu_streams));
+      return absl::InvalidArgumentError(base::Cat(
+          "stream index ", index, " on cpu is out of range: ", "VmOptions::cpu_streams is ",
+          options.cpu_streams));
     }
     slot = &cpu_streams_[index];
   } else {
@@ -31,7 +32,8 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
     }
     if (index < 0 || index >= kMaxStreamsPerDevice) {
       return absl::InvalidArgumentError(base::Cat("stream index ", index, " on ", d.ToString(),
-                                                  " is out of range [0, ", kMaxStreamsPerDevice, ")"));
+                                                  " is out of range [0, ", kMaxStreamsPerDevice,
+                                                  ")"));
     }
     slot = &cuda_streams_[d.index()][index];
   }
@@ -51,8 +53,7 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   StreamWorker* worker = nullptr;
   if (!policy->OnSchedulerThread()) {
     workers_.push_back(std::make_unique<StreamWorker>(
-        base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index), on_done_,
-        options.spin_us * 1000));
+        base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index), on_done_, options.spin_us * 1000));
     worker = workers_.back().get();
   }
   owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), worker, context_));

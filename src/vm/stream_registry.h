@@ -66,7 +66,8 @@ class StreamRegistry {
   mutable base::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice> cpu_streams_{};
-  std::array<std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice>, kMaxCudaDevices> cuda_streams_{};
+  std::array<std::array<std::atomic<VmStream*>, kMaxStreamsPerDevice>, kMaxCudaDevices>
+      cuda_streams_{};
   std::vector<std::unique_ptr<VmStream>> owned_streams_ ABSL_GUARDED_BY(mu_);
   std::vector<std::unique_ptr<StreamWorker>> workers_ ABSL_GUARDED_BY(mu_);
 };

@@ -32,7 +32,8 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
       }
       was_empty = pending_.empty();
       pending_.Splice(list);
-      counters_->pending_depth.store(static_cast<int64_t>(pending_.size), std::memory_order_relaxed);
+      counters_->pending_depth.store(static_cast<int64_t>(pending_.size),
+                                     std::memory_order_relaxed);
       VmCounters::Add<uint64_t>(counters_->received, n);  // under mu_
     }
   }

@@ -1,9 +1,10 @@
 // Tensor handle methods, views and host reads.
+#include "eagervm/tensor.h"
+
 #include <ostream>
 #include <sstream>
 
 #include "base/str_cat.h"
-#include "eagervm/tensor.h"
 #include "vm/host_access.h"
 #include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
@@ -12,8 +13,8 @@ namespace eagervm {
 namespace {
 
 const absl::Status& UndefinedStatus() {
-  static const absl::Status* s = new absl::Status(absl::FailedPreconditionError(
-      "undefined tensor (default-constructed or moved-from)"));
+  static const absl::Status* s = new absl::Status(
+      absl::FailedPreconditionError("undefined tensor (default-constructed or moved-from)"));
   return *s;
 }
 const TensorMeta& EmptyMeta() {
@@ -47,7 +48,7 @@ absl::Status Tensor::CheckHostRead(DType expected, const char* what) const {
   if (!s.ok()) return s;
   if (dtype() != expected) {
     return absl::InvalidArgumentError(base::Cat(what, ": the tensor is ", ToString(dtype()),
-                                                   " but ", ToString(expected), " was asked for"));
+                                                " but ", ToString(expected), " was asked for"));
   }
   return absl::OkStatus();
 }
@@ -57,7 +58,7 @@ absl::Status Tensor::ReadItem(void* dst, DType expected) const {
   if (!s.ok()) return s;
   if (numel() != 1) {
     return absl::InvalidArgumentError(base::Cat("Item: the tensor has shape ", shape().ToString(),
-                                                   " (", numel(), " elements); Item needs exactly 1"));
+                                                " (", numel(), " elements); Item needs exactly 1"));
   }
   return internal::ReadToHost(*this, dst, SizeOf(expected), "Item");
 }
@@ -67,8 +68,8 @@ absl::Status Tensor::CopyToHost(void* dst, size_t bytes) const {
   if (!s.ok()) return s;
   if (bytes != nbytes()) {
     return absl::InvalidArgumentError(base::Cat("CopyToHost: the tensor ", shape().ToString(), " ",
-                                                   ToString(dtype()), " has ", nbytes(),
-                                                   " bytes but the buffer has ", bytes));
+                                                ToString(dtype()), " has ", nbytes(),
+                                                " bytes but the buffer has ", bytes));
   }
   return internal::ReadToHost(*this, dst, bytes, "CopyToHost");
 }
@@ -77,9 +78,9 @@ Tensor Tensor::Reshape(Shape shape) const {
   absl::Status s = internal::CheckTensor(*this, "Reshape", "self");
   if (!s.ok()) return Error(s);
   if (!shape.IsValid() || shape.numel() != numel()) {
-    return Error(absl::InvalidArgumentError(base::Cat("Reshape: cannot view ", this->shape().ToString(),
-                                                         " (", numel(), " elements) as ",
-                                                         shape.ToString())));
+    return Error(
+        absl::InvalidArgumentError(base::Cat("Reshape: cannot view ", this->shape().ToString(),
+                                             " (", numel(), " elements) as ", shape.ToString())));
   }
   auto view = std::make_shared<internal::TensorImpl>(*impl_);
   view->meta.shape = shape;
@@ -94,8 +95,8 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
   }
   if (begin < 0 || end < begin || end > size(0)) {
     return Error(absl::InvalidArgumentError(base::Cat("Slice: range [", begin, ", ", end,
-                                                         ") is out of bounds for dim 0 of ",
-                                                         shape().ToString())));
+                                                      ") is out of bounds for dim 0 of ",
+                                                      shape().ToString())));
   }
   auto view = std::make_shared<internal::TensorImpl>(*impl_);
   const int64_t row = size(0) == 0 ? 0 : numel() / size(0);
@@ -125,7 +126,10 @@ void PrintValues(std::ostream& os, const std::vector<T>& v) {
   os << "[";
   for (size_t i = 0; i < v.size() && i < kMaxPrinted; ++i) {
     if (i > 0) os << ", ";
-    if constexpr (std::is_same_v<T, bool>) os << (v[i] ? "true" : "false"); else os << v[i];
+    if constexpr (std::is_same_v<T, bool>)
+      os << (v[i] ? "true" : "false");
+    else
+      os << v[i];
   }
   if (v.size() > kMaxPrinted) os << ", ... (" << v.size() << " values)";
   os << "]";
@@ -145,11 +149,21 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.ok()) return os << "Tensor(<" << t.status() << ">)";
   os << "Tensor(" << t.shape() << ", " << t.dtype() << ", " << t.device() << ", ";
   switch (t.dtype()) {
-    case DType::kBool: PrintTensor<bool>(os, t); break;
-    case DType::kInt32: PrintTensor<int32_t>(os, t); break;
-    case DType::kInt64: PrintTensor<int64_t>(os, t); break;
-    case DType::kFloat32: PrintTensor<float>(os, t); break;
-    case DType::kFloat64: PrintTensor<double>(os, t); break;
+    case DType::kBool:
+      PrintTensor<bool>(os, t);
+      break;
+    case DType::kInt32:
+      PrintTensor<int32_t>(os, t);
+      break;
+    case DType::kInt64:
+      PrintTensor<int64_t>(os, t);
+      break;
+    case DType::kFloat32:
+      PrintTensor<float>(os, t);
+      break;
+    case DType::kFloat64:
+      PrintTensor<double>(os, t);
+      break;
   }
   return os << ")";
 }

@@ -24,7 +24,8 @@ Tensor NewTensor(const TensorMeta& meta) {
   impl->meta = meta;
   const size_t bytes = static_cast<size_t>(meta.shape.numel()) * SizeOf(meta.dtype);
   auto blob = std::make_shared<vm::BlobObject>(bytes, meta.device);
-  if (vm::Builder* r = vm::CurrentRecorder(); r != nullptr) [[unlikely]] r->NoteNewStorage(blob);
+  if (vm::Builder* r = vm::CurrentRecorder(); r != nullptr) [[unlikely]]
+    r->NoteNewStorage(blob);
   impl->storage = std::make_shared<StorageHandle>(std::move(blob));
   return Tensor(std::move(impl));
 }

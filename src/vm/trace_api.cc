@@ -1,11 +1,10 @@
 // The public trace API (eagervm/trace.h): sessions of the profiler, fenced by
 // the VM (a VM layer file: the profiler knows no VM). EAGERVM_TRACE's
 // whole-run trace is profiler/env_trace.cc.
-#include "eagervm/trace.h"
-
 #include <string>
 
 #include "base/thread_role.h"
+#include "eagervm/trace.h"
 #include "eagervm/virtual_machine.h"
 #include "profiler/chrome_trace_writer.h"
 #include "profiler/tracer.h"

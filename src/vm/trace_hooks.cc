@@ -29,9 +29,7 @@ const char* SubmitSlice::FirstName(const InstructionList* list) {
   return list->head != nullptr ? list->head->policy()->name() : "submit";
 }
 
-int64_t SubmitSlice::Count(const InstructionList* list) {
-  return static_cast<int64_t>(list->size);
-}
+int64_t SubmitSlice::Count(const InstructionList* list) { return static_cast<int64_t>(list->size); }
 
 void PassTrace::Record(int64_t taken_in, VmImpl* vm) {
   const int64_t end_ns = profiler::NowNs();

@@ -6,13 +6,13 @@
 #include <cstdlib>
 #include <ostream>
 
-#include "vm/vm_options_env.h"
 #include "base/mutex.h"
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "profiler/env_trace.h"
 #include "vm/process_vm.h"
 #include "vm/vm_impl.h"
+#include "vm/vm_options_env.h"
 
 namespace eagervm {
 namespace {
@@ -24,8 +24,8 @@ std::atomic<VirtualMachine*> instance{nullptr};
 absl::Status ValidateOptions(const VmOptions& o) {
   if (o.cpu_streams < 1 || o.cpu_streams > vm::VmImpl::kMaxStreamsPerDevice) {
     return absl::InvalidArgumentError(base::Cat("VmOptions::cpu_streams must be in [1, ",
-                                                   vm::VmImpl::kMaxStreamsPerDevice, "], got ",
-                                                   o.cpu_streams));
+                                                vm::VmImpl::kMaxStreamsPerDevice, "], got ",
+                                                o.cpu_streams));
   }
   if (o.max_in_flight < 2) {
     return absl::InvalidArgumentError(
@@ -41,14 +41,15 @@ absl::Status ValidateOptions(const VmOptions& o) {
 
 }  // namespace
 
-VirtualMachine::VirtualMachine(VmOptions opts) : impl_(std::make_unique<vm::VmImpl>(std::move(opts))) {}
+VirtualMachine::VirtualMachine(VmOptions opts)
+    : impl_(std::make_unique<vm::VmImpl>(std::move(opts))) {}
 
 VirtualMachine& VirtualMachine::Get() {
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
   base::MutexLock lock(&config_mu);
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
   VmOptions opts = vm::ResolveVmOptions(configured);  // EAGERVM_* read here, once
-  auto* vm = new VirtualMachine(std::move(opts));  // never destroyed; see the file comment
+  auto* vm = new VirtualMachine(std::move(opts));     // never destroyed; see the file comment
   instance.store(vm, std::memory_order_release);
   profiler::StartEnvTrace();
   std::atexit([] { (void)VirtualMachine::Get().Shutdown(); });
@@ -100,19 +101,18 @@ absl::Status Sync() {
 }
 
 std::string VmStats::ToString() const {
-  std::string s = base::Cat("VmStats{received=", received, " dispatched=", dispatched,
-                               " finished=", finished, " failed=", failed, " batched=", batched, " inlined=", inlined,
-                               " barriers=", barriers, " in_flight=", in_flight,
-                               " peak_in_flight=", peak_in_flight,
-                               " scheduler_wakeups=", scheduler_wakeups,
-                               " worker_wakeups=", worker_wakeups,
-                               " backpressure_waits=", backpressure_waits);
+  std::string s =
+      base::Cat("VmStats{received=", received, " dispatched=", dispatched, " finished=", finished,
+                " failed=", failed, " batched=", batched, " inlined=", inlined,
+                " barriers=", barriers, " in_flight=", in_flight,
+                " peak_in_flight=", peak_in_flight, " scheduler_wakeups=", scheduler_wakeups,
+                " worker_wakeups=", worker_wakeups, " backpressure_waits=", backpressure_waits);
   for (const MemoryStats& m : memory) {
     s += base::Cat(" ", m.device.ToString(), "{in_use=", m.bytes_in_use,
-                    " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,
-                    " system_allocs=", m.system_allocs, " hits=", m.cache_hits,
-                    " misses=", m.cache_misses, " oom_recoveries=", m.oom_recoveries,
-                    " oom_failures=", m.oom_failures, "}");
+                   " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,
+                   " system_allocs=", m.system_allocs, " hits=", m.cache_hits,
+                   " misses=", m.cache_misses, " oom_recoveries=", m.oom_recoveries,
+                   " oom_failures=", m.oom_failures, "}");
   }
   return s + "}";
 }
@@ -124,10 +124,8 @@ std::ostream& operator<<(std::ostream& os, const VmStats& s) { return os << s.To
 std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
   return os << "VmOptions{cpu_streams=" << o.cpu_streams
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
-            << " inline_max_bytes=" << o.inline_max_bytes
-            << " synchronous=" << o.synchronous
-            << " cuda_memory_limit=" << o.cuda_memory_limit
-            << " max_in_flight=" << o.max_in_flight
+            << " inline_max_bytes=" << o.inline_max_bytes << " synchronous=" << o.synchronous
+            << " cuda_memory_limit=" << o.cuda_memory_limit << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
             << " oom_wait_ms=" << o.oom_wait_ms << "}";
 }

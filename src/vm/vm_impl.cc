@@ -12,8 +12,8 @@ namespace eagervm::vm {
 
 VmImpl::VmImpl(VmOptions options)
     : options_(std::move(options)),
-      cpu_budget_(std::make_shared<memory::DeviceMemoryBudget>(Device::Cpu(),
-                                                               options_.cpu_memory_limit)) {
+      cpu_budget_(
+          std::make_shared<memory::DeviceMemoryBudget>(Device::Cpu(), options_.cpu_memory_limit)) {
   if (!options_.synchronous) {
     scheduler_ = std::thread([this] { SchedulerLoop(); });
   }
@@ -79,7 +79,8 @@ absl::Status VmImpl::WaitAll() {
   absl::Status s = CheckMayBlock("Sync()");
   if (!s.ok()) return s;
   base::SyncWaiter waiter;
-  s = PhysicalRun([&](Builder* b) { return b->AddBarrier([&waiter] { waiter.Signal(); }, "Barrier"); });
+  s = PhysicalRun(
+      [&](Builder* b) { return b->AddBarrier([&waiter] { waiter.Signal(); }, "Barrier"); });
   if (!s.ok()) return s;
   waiter.Wait(sync_spin_ns());
   return absl::OkStatus();

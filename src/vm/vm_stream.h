@@ -35,7 +35,7 @@ class VmStream {
   // On their own cache line: submitting threads read id() on every op, and
   // the scheduler writes these on every op.
   alignas(64) InstructionList running;  // dispatched, not yet released, in dispatch order
-  bool active = false;      // in the engine's active-stream list
+  bool active = false;                  // in the engine's active-stream list
   // Dispatched in this scheduling pass, to be handed to the worker together.
   std::vector<Instruction*> handoff;
 

@@ -16,7 +16,9 @@ class CudaDeviceGraph final : public vm::DeviceGraph {
   CudaDeviceGraph(const CudaDeviceGraph&) = delete;
   CudaDeviceGraph& operator=(const CudaDeviceGraph&) = delete;
 
-  absl::Status Launch() override { return CudaStatus(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch"); }
+  absl::Status Launch() override {
+    return CudaStatus(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+  }
 
  private:
   cudaGraphExec_t exec_;
@@ -40,7 +42,8 @@ absl::StatusOr<std::unique_ptr<vm::DeviceGraph>> CudaStreamPolicy::CaptureGraph(
     return recorded.ok() ? CudaStatus(end, "cudaStreamEndCapture") : recorded;
   }
   cudaGraphExec_t exec = nullptr;
-  const cudaError_t inst = cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch);
+  const cudaError_t inst =
+      cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch);
   (void)cudaGraphDestroy(graph);
   if (inst != cudaSuccess) {
     (void)cudaGetLastError();

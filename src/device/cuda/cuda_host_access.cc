@@ -22,13 +22,14 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
   }
   if (!blob->allocated()) {
     if (!access->write()) {
-      access->Deliver(MakeError(absl::FailedPreconditionError(
-                          "reading a tensor whose storage was never written (or was already released)")),
-                      nullptr, 0);
+      access->Deliver(
+          MakeError(absl::FailedPreconditionError(
+              "reading a tensor whose storage was never written (or was already released)")),
+          nullptr, 0);
       return;
     }
-    memory::Allocator* a = blob->device().is_cpu() ? static_cast<memory::Allocator*>(pinned_.get())
-                                                   : allocator_.get();
+    memory::Allocator* a =
+        blob->device().is_cpu() ? static_cast<memory::Allocator*>(pinned_.get()) : allocator_.get();
     absl::Status s = blob->EnsureAllocated(a);
     if (!s.ok()) {
       access->Deliver(MakeError(std::move(s)), nullptr, 0);
@@ -68,7 +69,8 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
     access->Deliver(MakeError(CudaStatus(e, "cudaMemcpyAsync(device to host)")), nullptr, 0);
     return;
   }
-  deferred_.push_back(Deferred{Deferred::Kind::kDeliverStaging, instr->policy_word, access, nullptr, *staging, n});
+  deferred_.push_back(
+      Deferred{Deferred::Kind::kDeliverStaging, instr->policy_word, access, nullptr, *staging, n});
   RecordEvent();
 }
 

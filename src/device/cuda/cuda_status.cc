@@ -8,7 +8,8 @@ namespace eagervm::device::cuda {
 
 absl::Status CudaStatus(cudaError_t error, std::string_view what) {
   if (error == cudaSuccess) return absl::OkStatus();
-  std::string msg = base::Cat(what, ": ", cudaGetErrorName(error), " (", cudaGetErrorString(error), ")");
+  std::string msg =
+      base::Cat(what, ": ", cudaGetErrorName(error), " (", cudaGetErrorString(error), ")");
   switch (error) {
     case cudaErrorMemoryAllocation:
       return absl::ResourceExhaustedError(std::move(msg));
@@ -29,7 +30,8 @@ absl::Status CudaStatus(cudaError_t error, std::string_view what) {
 absl::Status CublasStatus(int status, std::string_view what) {
   const auto s = static_cast<cublasStatus_t>(status);
   if (s == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  std::string msg = base::Cat(what, ": ", cublasGetStatusName(s), " (", cublasGetStatusString(s), ")");
+  std::string msg =
+      base::Cat(what, ": ", cublasGetStatusName(s), " (", cublasGetStatusString(s), ")");
   switch (s) {
     case CUBLAS_STATUS_ALLOC_FAILED:
       return absl::ResourceExhaustedError(std::move(msg));

@@ -25,11 +25,11 @@ absl::Status CublasStatus(int status, std::string_view what);
 
 // Returns from the enclosing function (returning absl::Status) when the CUDA
 // call `expr` fails; the message names the call.
-#define EAGERVM_CUDA_RETURN_IF_ERROR(expr)                                     \
-  do {                                                                         \
-    const cudaError_t eagervm_cuda_err_ = (expr);                              \
-    if (eagervm_cuda_err_ != cudaSuccess)                                      \
-      return ::eagervm::device::cuda::CudaStatus(eagervm_cuda_err_, #expr);    \
+#define EAGERVM_CUDA_RETURN_IF_ERROR(expr)                                  \
+  do {                                                                      \
+    const cudaError_t eagervm_cuda_err_ = (expr);                           \
+    if (eagervm_cuda_err_ != cudaSuccess)                                   \
+      return ::eagervm::device::cuda::CudaStatus(eagervm_cuda_err_, #expr); \
   } while (0)
 
 #endif  // EAGERVM_DEVICE_CUDA_CUDA_STATUS_H_

@@ -22,7 +22,8 @@ namespace {
 bool TouchesHost(const vm::Instruction& i) { return i.policy()->TouchesHostMemory(); }
 }  // namespace
 
-bool CudaStreamPolicy::OrdersOnDevice(const vm::Instruction& src, const vm::Instruction& dst) const {
+bool CudaStreamPolicy::OrdersOnDevice(const vm::Instruction& src,
+                                      const vm::Instruction& dst) const {
   return AsCudaPolicy(src.stream()->policy()) != nullptr && !TouchesHost(src) && !TouchesHost(dst);
 }
 
@@ -31,8 +32,10 @@ CudaStreamPolicy* AsCudaPolicy(vm::StreamPolicy* policy) {
   return static_cast<CudaStreamPolicy*>(policy);
 }
 
-absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(
-    Stream stream, CudaStreamRole role, vm::VmContext* context, EventPoller* poller) {
+absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(Stream stream,
+                                                                           CudaStreamRole role,
+                                                                           vm::VmContext* context,
+                                                                           EventPoller* poller) {
   const VmOptions& options = context->options();
   const int dev = stream.device().index();
   absl::Status s = SetCurrentDevice(dev);
@@ -41,9 +44,9 @@ absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(
   if (!memory.ok()) return memory.status();
   absl::StatusOr<CudaStream> cs = CudaStream::Create();
   if (!cs.ok()) return cs.status();
-  return std::unique_ptr<CudaStreamPolicy>(new CudaStreamPolicy(
-      stream, role, std::move(cs).value(), *memory, context, poller,
-      options.synchronous || poller == nullptr));
+  return std::unique_ptr<CudaStreamPolicy>(
+      new CudaStreamPolicy(stream, role, std::move(cs).value(), *memory, context, poller,
+                           options.synchronous || poller == nullptr));
 }
 
 CudaStreamPolicy::CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStream cuda_stream,
@@ -195,8 +198,9 @@ void CudaStreamPolicy::FinishDeferred(uint64_t completed) const {
 }
 
 void CudaStreamPolicy::CopyToHostWhenDone(void* host_dst, void* staging, size_t bytes) {
-  deferred_.push_back(Deferred{Deferred::Kind::kCopyOut, launched_seq_.load(std::memory_order_relaxed),
-                               nullptr, host_dst, staging, bytes});
+  deferred_.push_back(Deferred{Deferred::Kind::kCopyOut,
+                               launched_seq_.load(std::memory_order_relaxed), nullptr, host_dst,
+                               staging, bytes});
   RecordEvent();
 }
 

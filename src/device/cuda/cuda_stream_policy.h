@@ -46,7 +46,7 @@
 namespace eagervm::vm {
 class AccessBlobPolicy;
 class VmContext;
-}
+}  // namespace eagervm::vm
 
 namespace eagervm::device::cuda {
 
@@ -58,7 +58,8 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
  public:
   // `poller` may be null (synchronous VM: every Run() waits for the device).
   // `context` (the owning VM's) outlives the policy.
-  static absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> Create(Stream stream, CudaStreamRole role,
+  static absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> Create(Stream stream,
+                                                                  CudaStreamRole role,
                                                                   vm::VmContext* context,
                                                                   EventPoller* poller);
   ~CudaStreamPolicy() override;
@@ -99,7 +100,7 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   // Work to run on the scheduler thread once an instruction completed.
   struct Deferred {
     enum class Kind { kDeliver, kDeliverStaging, kCopyOut } kind;
-    uint64_t seq;  // runs once the launch with this sequence number completed
+    uint64_t seq;                  // runs once the launch with this sequence number completed
     vm::AccessBlobPolicy* access;  // kDeliver*
     void* host;                    // delivered pointer, or kCopyOut destination
     void* staging;

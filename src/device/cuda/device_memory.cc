@@ -27,7 +27,8 @@ absl::StatusOr<cudaMemPool_t> CreatePool(int device) {
   // Keep freed memory in the pool: a release threshold of "everything" makes
   // the pool a caching allocator; Trim() gives it back on demand.
   uint64_t threshold = std::numeric_limits<uint64_t>::max();
-  EAGERVM_CUDA_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  EAGERVM_CUDA_RETURN_IF_ERROR(
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
   return pool;
 }
 
@@ -74,8 +75,8 @@ CudaStreamAllocator::CudaStreamAllocator(DeviceMemory* memory, cudaStream_t stre
 absl::Status CudaStreamAllocator::OutOfMemory(size_t bytes, const char* why) const {
   return absl::ResourceExhaustedError(base::Cat(
       "out of memory on cuda:", memory_->device(), ": asked for ", bytes, " bytes with ",
-      memory_->in_use(), " in use", memory_->limit() > 0 ? base::Cat(" and a limit of ", memory_->limit()) : "",
-      " (", why, ")"));
+      memory_->in_use(), " in use",
+      memory_->limit() > 0 ? base::Cat(" and a limit of ", memory_->limit()) : "", " (", why, ")"));
 }
 
 absl::StatusOr<void*> CudaStreamAllocator::Allocate(size_t bytes) {
@@ -119,8 +120,10 @@ void CudaStreamAllocator::Deallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr || ptr == zero_size_sentinel) return;
   // Stream-ordered: the block is free once the stream reaches this point. An
   // error here (runtime unloading at exit) leaves nothing to do.
-  if (memory_->pool() != nullptr) (void)cudaFreeAsync(ptr, stream_);
-  else (void)cudaFree(ptr);  // synchronises the device: safe without stream order
+  if (memory_->pool() != nullptr)
+    (void)cudaFreeAsync(ptr, stream_);
+  else
+    (void)cudaFree(ptr);  // synchronises the device: safe without stream order
   const auto n = static_cast<int64_t>(bytes);
   in_use_.fetch_sub(n, std::memory_order_relaxed);
   memory_->Unreserve(n);

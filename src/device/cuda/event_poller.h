@@ -46,7 +46,7 @@ class EventPoller {
   base::CondVar cv_;
   std::vector<cudaEvent_t> incoming_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t notifications_ = 0;         // poller thread only (read for stats)
+  uint64_t notifications_ = 0;  // poller thread only (read for stats)
   std::thread thread_;
 };
 

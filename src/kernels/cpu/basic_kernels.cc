@@ -42,7 +42,8 @@ template <typename T>
 struct CopyInto {  // self = other
   static absl::Status Run(KernelContext& ctx) {
     const int64_t n = ctx.input_meta(0).shape.numel();
-    if (n > 0) std::memmove(ctx.mutable_input<T>(0), ctx.input<T>(1), static_cast<size_t>(n) * sizeof(T));
+    if (n > 0)
+      std::memmove(ctx.mutable_input<T>(0), ctx.input<T>(1), static_cast<size_t>(n) * sizeof(T));
     return absl::OkStatus();
   }
 };

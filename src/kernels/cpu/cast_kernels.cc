@@ -47,11 +47,21 @@ struct Cast {
     void* out = ctx.raw_output(0);
     const int64_t n = ctx.input_meta(0).shape.numel();
     switch (ctx.output_meta(0).dtype) {
-      case DType::kBool: CastLoop(x, static_cast<bool*>(out), n); break;
-      case DType::kInt32: CastLoop(x, static_cast<int32_t*>(out), n); break;
-      case DType::kInt64: CastLoop(x, static_cast<int64_t*>(out), n); break;
-      case DType::kFloat32: CastLoop(x, static_cast<float*>(out), n); break;
-      case DType::kFloat64: CastLoop(x, static_cast<double*>(out), n); break;
+      case DType::kBool:
+        CastLoop(x, static_cast<bool*>(out), n);
+        break;
+      case DType::kInt32:
+        CastLoop(x, static_cast<int32_t*>(out), n);
+        break;
+      case DType::kInt64:
+        CastLoop(x, static_cast<int64_t*>(out), n);
+        break;
+      case DType::kFloat32:
+        CastLoop(x, static_cast<float*>(out), n);
+        break;
+      case DType::kFloat64:
+        CastLoop(x, static_cast<double*>(out), n);
+        break;
     }
     return absl::OkStatus();
   }

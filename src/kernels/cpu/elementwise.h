@@ -47,15 +47,21 @@ inline T WrapMul(T a, T b) {
 
 struct AddOp {
   template <typename T>
-  static T Apply(T a, T b) { return WrapAdd(a, b); }
+  static T Apply(T a, T b) {
+    return WrapAdd(a, b);
+  }
 };
 struct SubOp {
   template <typename T>
-  static T Apply(T a, T b) { return WrapSub(a, b); }
+  static T Apply(T a, T b) {
+    return WrapSub(a, b);
+  }
 };
 struct MulOp {
   template <typename T>
-  static T Apply(T a, T b) { return WrapMul(a, b); }
+  static T Apply(T a, T b) {
+    return WrapMul(a, b);
+  }
 };
 // Integers: truncates toward zero; the caller rejects zero divisors first.
 // min / -1 wraps to min instead of trapping.
@@ -72,7 +78,9 @@ struct DivOp {
 // NaN-propagating, like numpy.maximum.
 struct MaxOp {
   template <typename T>
-  static T Apply(T a, T b) { return (a > b || a != a) ? a : b; }
+  static T Apply(T a, T b) {
+    return (a > b || a != a) ? a : b;
+  }
 };
 
 // out[i] = Op(a[i * sa], b[i * sb]) for i < n; sa and sb are 0 or 1. One

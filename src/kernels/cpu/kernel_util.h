@@ -14,18 +14,24 @@ namespace eagervm::kernels {
 template <template <typename> class F>
 KernelFn KernelFor(DType d) {
   switch (d) {
-    case DType::kBool: return [](KernelContext& c) { return F<bool>::Run(c); };
-    case DType::kInt32: return [](KernelContext& c) { return F<int32_t>::Run(c); };
-    case DType::kInt64: return [](KernelContext& c) { return F<int64_t>::Run(c); };
-    case DType::kFloat32: return [](KernelContext& c) { return F<float>::Run(c); };
-    case DType::kFloat64: return [](KernelContext& c) { return F<double>::Run(c); };
+    case DType::kBool:
+      return [](KernelContext& c) { return F<bool>::Run(c); };
+    case DType::kInt32:
+      return [](KernelContext& c) { return F<int32_t>::Run(c); };
+    case DType::kInt64:
+      return [](KernelContext& c) { return F<int64_t>::Run(c); };
+    case DType::kFloat32:
+      return [](KernelContext& c) { return F<float>::Run(c); };
+    case DType::kFloat64:
+      return [](KernelContext& c) { return F<double>::Run(c); };
   }
   return nullptr;
 }
 
 // Registers F<T> as the CPU kernel of `op` for each dtype in `dtypes`.
 template <template <typename> class F>
-void RegisterCpu(internal::OpRegistry& r, std::string_view op, std::initializer_list<DType> dtypes) {
+void RegisterCpu(internal::OpRegistry& r, std::string_view op,
+                 std::initializer_list<DType> dtypes) {
   for (DType d : dtypes) (void)r.RegisterTypedKernel(op, DeviceType::kCPU, d, KernelFor<F>(d));
 }
 

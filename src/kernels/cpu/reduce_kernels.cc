@@ -20,9 +20,12 @@ Extent ExtentOf(const Shape& in, int64_t axis) {
     return e;
   }
   for (int d = 0; d < in.size(); ++d) {
-    if (d < axis) e.outer *= in[d];
-    else if (d == axis) e.n = in[d];
-    else e.inner *= in[d];
+    if (d < axis)
+      e.outer *= in[d];
+    else if (d == axis)
+      e.n = in[d];
+    else
+      e.inner *= in[d];
   }
   return e;
 }
@@ -36,21 +39,31 @@ struct SumR {
   template <typename T>
   using Acc = SumAcc<T>;
   template <typename A>
-  static A Combine(A a, A b) { return WrapAdd(a, b); }
+  static A Combine(A a, A b) {
+    return WrapAdd(a, b);
+  }
   template <typename T, typename A>
-  static T Finish(A acc, int64_t) { return static_cast<T>(acc); }
+  static T Finish(A acc, int64_t) {
+    return static_cast<T>(acc);
+  }
 };
 struct MeanR : SumR {  // float dtypes only; n == 0 gives NaN, like numpy
   template <typename T, typename A>
-  static T Finish(A acc, int64_t n) { return static_cast<T>(acc / static_cast<A>(n)); }
+  static T Finish(A acc, int64_t n) {
+    return static_cast<T>(acc / static_cast<A>(n));
+  }
 };
 struct MaxR {  // n >= 1 is checked by the op
   template <typename T>
   using Acc = T;
   template <typename A>
-  static A Combine(A a, A b) { return MaxOp::Apply(a, b); }
+  static A Combine(A a, A b) {
+    return MaxOp::Apply(a, b);
+  }
   template <typename T, typename A>
-  static T Finish(A acc, int64_t) { return acc; }
+  static T Finish(A acc, int64_t) {
+    return acc;
+  }
 };
 
 // One contiguous row; four independent accumulators break the dependence

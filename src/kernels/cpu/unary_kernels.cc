@@ -10,36 +10,50 @@ namespace {
 
 struct ReluFn {  // keeps NaN (x < 0 is false for it)
   template <typename T>
-  static T Apply(T x) { return x < T{0} ? T{0} : x; }
+  static T Apply(T x) {
+    return x < T{0} ? T{0} : x;
+  }
 };
 struct NegFn {
   template <typename T>
-  static T Apply(T x) { return WrapSub(T{0}, x); }
+  static T Apply(T x) {
+    return WrapSub(T{0}, x);
+  }
 };
 // The float-only functions are instantiated for every dtype (KernelFor's
 // switch) but registered for float32/64 only; the casts are no-ops there and
 // keep clang's -Werror quiet about the integer and bool instantiations.
 struct ExpFn {
   template <typename T>
-  static T Apply(T x) { return static_cast<T>(std::exp(x)); }
+  static T Apply(T x) {
+    return static_cast<T>(std::exp(x));
+  }
 };
 struct LogFn {  // log(0) = -inf, log(x < 0) = NaN (IEEE, not an error)
   template <typename T>
-  static T Apply(T x) { return static_cast<T>(std::log(x)); }
+  static T Apply(T x) {
+    return static_cast<T>(std::log(x));
+  }
 };
 // 1 / (1 + e^-x): exp overflows to inf for very negative x and the result is
 // then exactly 0, so no special case is needed.
 struct SigmoidFn {
   template <typename T>
-  static T Apply(T x) { return T{1} / (T{1} + std::exp(-x)); }
+  static T Apply(T x) {
+    return T{1} / (T{1} + std::exp(-x));
+  }
 };
 struct TanhFn {
   template <typename T>
-  static T Apply(T x) { return static_cast<T>(std::tanh(x)); }
+  static T Apply(T x) {
+    return static_cast<T>(std::tanh(x));
+  }
 };
 struct SqrtFn {
   template <typename T>
-  static T Apply(T x) { return static_cast<T>(std::sqrt(x)); }
+  static T Apply(T x) {
+    return static_cast<T>(std::sqrt(x));
+  }
 };
 
 template <typename Fn>

@@ -1,7 +1,7 @@
 // Cast and RandomNormal: elementwise kernels whose results must match the CPU
 // kernels' definitions (kernels/cpu/cast_kernels.cc, random_kernels.cc).
-#include <cmath>
 #include <climits>
+#include <cmath>
 
 #include "kernels/cuda/device_util.cuh"
 
@@ -15,7 +15,8 @@ __device__ __forceinline__ To Convert(From x) {
   if constexpr (std::is_same_v<To, bool>) {
     return x != From{0};
   } else if constexpr (std::is_floating_point_v<From> && kIsInt<To>) {
-    constexpr From lo = std::is_same_v<To, int32_t> ? From(-2147483648.0) : From(-9223372036854775808.0);
+    constexpr From lo =
+        std::is_same_v<To, int32_t> ? From(-2147483648.0) : From(-9223372036854775808.0);
     constexpr From hi = -lo;
     if (x != x) return To{0};
     if (x < lo) return std::is_same_v<To, int32_t> ? To(INT32_MIN) : To(INT64_MIN);
@@ -59,14 +60,17 @@ __global__ void RandomNormalKernel(T* out, int64_t n, uint64_t key) {
 cudaError_t LaunchCast(DT from, DT to, void* out, const void* x, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   if (from == to) {
-    const size_t elem = from == DT::kBool ? 1 : (from == DT::kInt32 || from == DT::kFloat32) ? 4 : 8;
+    const size_t elem = from == DT::kBool                              ? 1
+                        : (from == DT::kInt32 || from == DT::kFloat32) ? 4
+                                                                       : 8;
     return cudaMemcpyAsync(out, x, static_cast<size_t>(n) * elem, cudaMemcpyDeviceToDevice, s);
   }
   return Dispatch(from, [&](auto from_tag) {
     return Dispatch(to, [&](auto to_tag) {
       using F = decltype(from_tag);
       using T = decltype(to_tag);
-      CastKernel<T, F><<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const F*>(x), n);
+      CastKernel<T, F>
+          <<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const F*>(x), n);
       return cudaGetLastError();
     });
   });
@@ -75,9 +79,11 @@ cudaError_t LaunchCast(DT from, DT to, void* out, const void* x, int64_t n, cuda
 cudaError_t LaunchRandomNormal(DT dt, void* out, int64_t n, uint64_t key, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   if (dt == DT::kFloat32) {
-    RandomNormalKernel<float><<<BlocksFor((n + 1) / 2), kThreads, 0, s>>>(static_cast<float*>(out), n, key);
+    RandomNormalKernel<float>
+        <<<BlocksFor((n + 1) / 2), kThreads, 0, s>>>(static_cast<float*>(out), n, key);
   } else if (dt == DT::kFloat64) {
-    RandomNormalKernel<double><<<BlocksFor((n + 1) / 2), kThreads, 0, s>>>(static_cast<double*>(out), n, key);
+    RandomNormalKernel<double>
+        <<<BlocksFor((n + 1) / 2), kThreads, 0, s>>>(static_cast<double*>(out), n, key);
   } else {
     return cudaErrorInvalidValue;
   }

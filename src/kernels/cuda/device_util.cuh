@@ -20,7 +20,7 @@ inline unsigned BlocksFor(int64_t n) {
   return static_cast<unsigned>(b < 1 ? 1 : (b > 65535 * 8 ? 65535 * 8 : b));
 }
 
-#define EAGERVM_GRID_STRIDE(i, n)                                                          \
+#define EAGERVM_GRID_STRIDE(i, n)                                                        \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
@@ -76,11 +76,16 @@ __host__ __device__ __forceinline__ T FromScalar(ScalarArg s) {
 template <typename F>
 cudaError_t Dispatch(DT dt, F&& f) {
   switch (dt) {
-    case DT::kBool: return f(bool{});
-    case DT::kInt32: return f(int32_t{});
-    case DT::kInt64: return f(int64_t{});
-    case DT::kFloat32: return f(float{});
-    case DT::kFloat64: return f(double{});
+    case DT::kBool:
+      return f(bool{});
+    case DT::kInt32:
+      return f(int32_t{});
+    case DT::kInt64:
+      return f(int64_t{});
+    case DT::kFloat32:
+      return f(float{});
+    case DT::kFloat64:
+      return f(double{});
   }
   return cudaErrorInvalidValue;
 }

@@ -15,9 +15,12 @@ __global__ void FillKernel(T* out, int64_t n, T v) {
 template <typename T>
 __device__ __forceinline__ T ApplyBinary(BinaryKind op, T a, T b) {
   switch (op) {
-    case BinaryKind::kAdd: return WrapAdd(a, b);
-    case BinaryKind::kSub: return WrapSub(a, b);
-    case BinaryKind::kMul: return WrapMul(a, b);
+    case BinaryKind::kAdd:
+      return WrapAdd(a, b);
+    case BinaryKind::kSub:
+      return WrapSub(a, b);
+    case BinaryKind::kMul:
+      return WrapMul(a, b);
     case BinaryKind::kDiv:
       if constexpr (kIsInt<T>) {
         // The CPU rejects a zero divisor before computing; a device cannot
@@ -29,7 +32,8 @@ __device__ __forceinline__ T ApplyBinary(BinaryKind op, T a, T b) {
       } else {
         return a / b;
       }
-    case BinaryKind::kMax: return MaxOf(a, b);
+    case BinaryKind::kMax:
+      return MaxOf(a, b);
   }
   return a;
 }
@@ -63,20 +67,30 @@ template <typename T>
 __device__ __forceinline__ T ApplyUnary(UnaryKind op, T x) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case UnaryKind::kRelu: return x < T{0} ? T{0} : x;  // keeps NaN
-      case UnaryKind::kNeg: return -x;
-      case UnaryKind::kExp: return exp(x);
-      case UnaryKind::kLog: return log(x);
-      case UnaryKind::kSigmoid: return T{1} / (T{1} + exp(-x));
-      case UnaryKind::kTanh: return tanh(x);
-      case UnaryKind::kSqrt: return sqrt(x);
+      case UnaryKind::kRelu:
+        return x < T{0} ? T{0} : x;  // keeps NaN
+      case UnaryKind::kNeg:
+        return -x;
+      case UnaryKind::kExp:
+        return exp(x);
+      case UnaryKind::kLog:
+        return log(x);
+      case UnaryKind::kSigmoid:
+        return T{1} / (T{1} + exp(-x));
+      case UnaryKind::kTanh:
+        return tanh(x);
+      case UnaryKind::kSqrt:
+        return sqrt(x);
     }
     return x;
   } else if constexpr (kIsInt<T>) {
     switch (op) {
-      case UnaryKind::kRelu: return x < T{0} ? T{0} : x;
-      case UnaryKind::kNeg: return WrapSub(T{0}, x);
-      default: return x;  // float-only ops are not registered for integers
+      case UnaryKind::kRelu:
+        return x < T{0} ? T{0} : x;
+      case UnaryKind::kNeg:
+        return WrapSub(T{0}, x);
+      default:
+        return x;  // float-only ops are not registered for integers
     }
   } else {
     return x;
@@ -89,7 +103,8 @@ __global__ void UnaryKernel(T* out, const T* x, int64_t n) {
 }
 
 template <BinaryKind Op, typename T>
-cudaError_t Binary(T* out, const T* a, const T* b, const BroadcastArgs& p, int64_t n, cudaStream_t s) {
+cudaError_t Binary(T* out, const T* a, const T* b, const BroadcastArgs& p, int64_t n,
+                   cudaStream_t s) {
   bool same = true;
   for (int d = 0; d < p.rank; ++d) same = same && p.stride_a[d] != 0 && p.stride_b[d] != 0;
   if (p.rank == 1 && same) {
@@ -104,11 +119,16 @@ cudaError_t Binary(T* out, const T* a, const T* b, const BroadcastArgs& p, int64
 template <typename F>
 cudaError_t WithBinaryOp(BinaryKind op, F&& f) {
   switch (op) {
-    case BinaryKind::kAdd: return f(std::integral_constant<BinaryKind, BinaryKind::kAdd>{});
-    case BinaryKind::kSub: return f(std::integral_constant<BinaryKind, BinaryKind::kSub>{});
-    case BinaryKind::kMul: return f(std::integral_constant<BinaryKind, BinaryKind::kMul>{});
-    case BinaryKind::kDiv: return f(std::integral_constant<BinaryKind, BinaryKind::kDiv>{});
-    case BinaryKind::kMax: return f(std::integral_constant<BinaryKind, BinaryKind::kMax>{});
+    case BinaryKind::kAdd:
+      return f(std::integral_constant<BinaryKind, BinaryKind::kAdd>{});
+    case BinaryKind::kSub:
+      return f(std::integral_constant<BinaryKind, BinaryKind::kSub>{});
+    case BinaryKind::kMul:
+      return f(std::integral_constant<BinaryKind, BinaryKind::kMul>{});
+    case BinaryKind::kDiv:
+      return f(std::integral_constant<BinaryKind, BinaryKind::kDiv>{});
+    case BinaryKind::kMax:
+      return f(std::integral_constant<BinaryKind, BinaryKind::kMax>{});
   }
   return cudaErrorInvalidValue;
 }
@@ -116,13 +136,20 @@ cudaError_t WithBinaryOp(BinaryKind op, F&& f) {
 template <typename F>
 cudaError_t WithUnaryOp(UnaryKind op, F&& f) {
   switch (op) {
-    case UnaryKind::kRelu: return f(std::integral_constant<UnaryKind, UnaryKind::kRelu>{});
-    case UnaryKind::kNeg: return f(std::integral_constant<UnaryKind, UnaryKind::kNeg>{});
-    case UnaryKind::kExp: return f(std::integral_constant<UnaryKind, UnaryKind::kExp>{});
-    case UnaryKind::kLog: return f(std::integral_constant<UnaryKind, UnaryKind::kLog>{});
-    case UnaryKind::kSigmoid: return f(std::integral_constant<UnaryKind, UnaryKind::kSigmoid>{});
-    case UnaryKind::kTanh: return f(std::integral_constant<UnaryKind, UnaryKind::kTanh>{});
-    case UnaryKind::kSqrt: return f(std::integral_constant<UnaryKind, UnaryKind::kSqrt>{});
+    case UnaryKind::kRelu:
+      return f(std::integral_constant<UnaryKind, UnaryKind::kRelu>{});
+    case UnaryKind::kNeg:
+      return f(std::integral_constant<UnaryKind, UnaryKind::kNeg>{});
+    case UnaryKind::kExp:
+      return f(std::integral_constant<UnaryKind, UnaryKind::kExp>{});
+    case UnaryKind::kLog:
+      return f(std::integral_constant<UnaryKind, UnaryKind::kLog>{});
+    case UnaryKind::kSigmoid:
+      return f(std::integral_constant<UnaryKind, UnaryKind::kSigmoid>{});
+    case UnaryKind::kTanh:
+      return f(std::integral_constant<UnaryKind, UnaryKind::kTanh>{});
+    case UnaryKind::kSqrt:
+      return f(std::integral_constant<UnaryKind, UnaryKind::kSqrt>{});
   }
   return cudaErrorInvalidValue;
 }
@@ -145,13 +172,13 @@ cudaError_t LaunchBinary(BinaryKind op, DT dt, void* out, const void* a, const v
     return Dispatch(dt, [&](auto tag) {
       using T = decltype(tag);
       return Binary<decltype(op_tag)::value, T>(static_cast<T*>(out), static_cast<const T*>(a),
-                                               static_cast<const T*>(b), args, n, s);
+                                                static_cast<const T*>(b), args, n, s);
     });
   });
 }
 
-cudaError_t LaunchBinaryScalar(BinaryKind op, DT dt, void* out, const void* x, ScalarArg sv, int64_t n,
-                               cudaStream_t s) {
+cudaError_t LaunchBinaryScalar(BinaryKind op, DT dt, void* out, const void* x, ScalarArg sv,
+                               int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   return WithBinaryOp(op, [&](auto op_tag) {
     return Dispatch(dt, [&](auto tag) {
@@ -168,8 +195,8 @@ cudaError_t LaunchUnary(UnaryKind op, DT dt, void* out, const void* x, int64_t n
   return WithUnaryOp(op, [&](auto op_tag) {
     return Dispatch(dt, [&](auto tag) {
       using T = decltype(tag);
-      UnaryKernel<decltype(op_tag)::value, T><<<BlocksFor(n), kThreads, 0, s>>>(
-          static_cast<T*>(out), static_cast<const T*>(x), n);
+      UnaryKernel<decltype(op_tag)::value, T>
+          <<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const T*>(x), n);
       return cudaGetLastError();
     });
   });

@@ -41,7 +41,8 @@ cuda::BroadcastArgs PlanBroadcast(const Shape& out, const Shape& a, const Shape&
 KernelFn BinaryKernel(cuda::BinaryKind op) {
   return [op](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
-    const cuda::BroadcastArgs p = PlanBroadcast(om.shape, ctx.input_meta(0).shape, ctx.input_meta(1).shape);
+    const cuda::BroadcastArgs p =
+        PlanBroadcast(om.shape, ctx.input_meta(0).shape, ctx.input_meta(1).shape);
     return Launched(cuda::LaunchBinary(op, ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
                                        ctx.raw_input(1), p, om.shape.numel(), StreamOf(ctx)),
                     "binary kernel launch");
@@ -51,9 +52,9 @@ KernelFn BinaryKernel(cuda::BinaryKind op) {
 KernelFn ScalarKernel(cuda::BinaryKind op) {
   return [op](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
-    return Launched(cuda::LaunchBinaryScalar(op, ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
-                                             ToScalarArg(ctx.scalar(0), om.dtype), om.shape.numel(),
-                                             StreamOf(ctx)),
+    return Launched(cuda::LaunchBinaryScalar(op, ToDT(om.dtype), ctx.raw_output(0),
+                                             ctx.raw_input(0), ToScalarArg(ctx.scalar(0), om.dtype),
+                                             om.shape.numel(), StreamOf(ctx)),
                     "scalar kernel launch");
   };
 }
@@ -105,8 +106,8 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
     const TensorMeta& m = ctx.input_meta(0);  // other broadcasts to self's shape
     const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
     return Launched(cuda::LaunchBinary(BK::kAdd, ToDT(m.dtype), ctx.raw_mutable_input(0),
-                                       ctx.raw_mutable_input(0), ctx.raw_input(1), p, m.shape.numel(),
-                                       StreamOf(ctx)),
+                                       ctx.raw_mutable_input(0), ctx.raw_input(1), p,
+                                       m.shape.numel(), StreamOf(ctx)),
                     "AddInplace kernel launch");
   });
   RegisterCuda(r, "AddScalar", kNumeric, ScalarKernel(BK::kAdd));
@@ -115,9 +116,9 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
   RegisterCuda(r, "DivScalar", kNumeric, ScalarKernel(BK::kDiv));
   RegisterCuda(r, "MulScalarInplace", kNumeric, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
-    return Launched(cuda::LaunchBinaryScalar(BK::kMul, ToDT(m.dtype), ctx.raw_mutable_input(0),
-                                             ctx.raw_mutable_input(0), ToScalarArg(ctx.scalar(0), m.dtype),
-                                             m.shape.numel(), StreamOf(ctx)),
+    return Launched(cuda::LaunchBinaryScalar(
+                        BK::kMul, ToDT(m.dtype), ctx.raw_mutable_input(0), ctx.raw_mutable_input(0),
+                        ToScalarArg(ctx.scalar(0), m.dtype), m.shape.numel(), StreamOf(ctx)),
                     "MulScalarInplace kernel launch");
   });
 

@@ -21,9 +21,12 @@ inline cudaStream_t StreamOf(const KernelContext& ctx) {
 // The scalar in the form the device kernels of `dtype` read.
 inline cuda::ScalarArg ToScalarArg(const Scalar& s, DType dtype) {
   cuda::ScalarArg a;
-  if (IsFloating(dtype)) a.f = s.to<double>();
-  else if (dtype == DType::kBool) a.i = s.to<bool>() ? 1 : 0;
-  else a.i = s.to<int64_t>();
+  if (IsFloating(dtype))
+    a.f = s.to<double>();
+  else if (dtype == DType::kBool)
+    a.i = s.to<bool>() ? 1 : 0;
+  else
+    a.i = s.to<int64_t>();
   return a;
 }
 inline absl::Status Launched(cudaError_t e, std::string_view what) {
@@ -31,15 +34,15 @@ inline absl::Status Launched(cudaError_t e, std::string_view what) {
 }
 // Registers `fn` as the CUDA kernel of `op` for each dtype (a dtype the op
 // does not exist for yet is skipped: the op library registers ops).
-inline void RegisterCuda(internal::OpRegistry& r, std::string_view op, std::initializer_list<DType> dtypes,
-                         const KernelFn& fn) {
+inline void RegisterCuda(internal::OpRegistry& r, std::string_view op,
+                         std::initializer_list<DType> dtypes, const KernelFn& fn) {
   for (DType d : dtypes) (void)r.RegisterTypedKernel(op, DeviceType::kCUDA, d, fn);
 }
 
 inline constexpr std::initializer_list<DType> kAll = {DType::kBool, DType::kInt32, DType::kInt64,
                                                       DType::kFloat32, DType::kFloat64};
-inline constexpr std::initializer_list<DType> kNumeric = {DType::kInt32, DType::kInt64, DType::kFloat32,
-                                                          DType::kFloat64};
+inline constexpr std::initializer_list<DType> kNumeric = {DType::kInt32, DType::kInt64,
+                                                          DType::kFloat32, DType::kFloat64};
 inline constexpr std::initializer_list<DType> kFloat = {DType::kFloat32, DType::kFloat64};
 
 }  // namespace eagervm::kernels::cuda_impl

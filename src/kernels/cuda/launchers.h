@@ -42,9 +42,10 @@ cudaError_t LaunchFill(DT dt, void* out, int64_t n, ScalarArg value, cudaStream_
 cudaError_t LaunchBinary(BinaryKind op, DT dt, void* out, const void* a, const void* b,
                          const BroadcastArgs& args, int64_t n, cudaStream_t stream);
 // out = op(x, s); `out` may alias `x` (MulScalarInplace).
-cudaError_t LaunchBinaryScalar(BinaryKind op, DT dt, void* out, const void* x, ScalarArg s, int64_t n,
-                               cudaStream_t stream);
-cudaError_t LaunchUnary(UnaryKind op, DT dt, void* out, const void* x, int64_t n, cudaStream_t stream);
+cudaError_t LaunchBinaryScalar(BinaryKind op, DT dt, void* out, const void* x, ScalarArg s,
+                               int64_t n, cudaStream_t stream);
+cudaError_t LaunchUnary(UnaryKind op, DT dt, void* out, const void* x, int64_t n,
+                        cudaStream_t stream);
 // The input seen as [outer, n, inner], reduced over n. `partials` is scratch
 // of PartialsBytes(...) bytes (may be null when that is 0).
 size_t ReducePartialsBytes(DT dt, ReduceKind kind, int64_t outer, int64_t n, int64_t inner);
@@ -61,7 +62,8 @@ cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_
                             int64_t n, cudaStream_t stream);
 // Test helper: spins ~`cycles` clock cycles on the device, then writes
 // out[0..n) = value (float32). A slow producer for ordering tests.
-cudaError_t LaunchSpinThenFill(float* out, int64_t n, float value, int64_t cycles, cudaStream_t stream);
+cudaError_t LaunchSpinThenFill(float* out, int64_t n, float value, int64_t cycles,
+                               cudaStream_t stream);
 
 }  // namespace eagervm::kernels::cuda
 

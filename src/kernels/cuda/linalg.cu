@@ -13,7 +13,8 @@ constexpr int kRowsPerPass = 8;
 template <typename T>
 __global__ void TransposeKernel(T* out, const T* x, int64_t rows, int64_t cols) {
   __shared__ T tile[kTile][kTile + 1];  // +1: no shared-memory bank conflicts
-  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile, r0 = static_cast<int64_t>(blockIdx.y) * kTile;
+  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile,
+                r0 = static_cast<int64_t>(blockIdx.y) * kTile;
   for (int dy = threadIdx.y; dy < kTile; dy += kRowsPerPass) {
     const int64_t r = r0 + dy, c = c0 + threadIdx.x;
     if (r < rows && c < cols) tile[dy][threadIdx.x] = x[r * cols + c];
@@ -29,8 +30,9 @@ template <typename T>
 cudaError_t Transpose(void* out, const void* x, int64_t rows, int64_t cols, cudaStream_t s) {
   const int64_t gx = (cols + kTile - 1) / kTile, gy = (rows + kTile - 1) / kTile;
   if (gx > 2147483647 || gy > 65535) return cudaErrorInvalidConfiguration;
-  TransposeKernel<T><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), dim3(kTile, kRowsPerPass),
-                       0, s>>>(static_cast<T*>(out), static_cast<const T*>(x), rows, cols);
+  TransposeKernel<T>
+      <<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), dim3(kTile, kRowsPerPass), 0,
+         s>>>(static_cast<T*>(out), static_cast<const T*>(x), rows, cols);
   return cudaGetLastError();
 }
 
@@ -63,22 +65,27 @@ cudaError_t LaunchTranspose(int elem_bytes, void* out, const void* x, int64_t ro
                             cudaStream_t s) {
   if (rows == 0 || cols == 0) return cudaSuccess;
   switch (elem_bytes) {
-    case 1: return Transpose<uint8_t>(out, x, rows, cols, s);
-    case 4: return Transpose<uint32_t>(out, x, rows, cols, s);
-    case 8: return Transpose<uint64_t>(out, x, rows, cols, s);
+    case 1:
+      return Transpose<uint8_t>(out, x, rows, cols, s);
+    case 4:
+      return Transpose<uint32_t>(out, x, rows, cols, s);
+    case 8:
+      return Transpose<uint64_t>(out, x, rows, cols, s);
   }
   return cudaErrorInvalidValue;
 }
 
-cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_t m, int64_t k, int64_t n,
-                            cudaStream_t s) {
+cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_t m, int64_t k,
+                            int64_t n, cudaStream_t s) {
   if (m == 0 || n == 0) return cudaSuccess;
   if (dt == DT::kInt32) {
     IntMatMulKernel<int32_t><<<BlocksFor(m * n), kThreads, 0, s>>>(
-        static_cast<int32_t*>(c), static_cast<const int32_t*>(a), static_cast<const int32_t*>(b), m, k, n);
+        static_cast<int32_t*>(c), static_cast<const int32_t*>(a), static_cast<const int32_t*>(b), m,
+        k, n);
   } else if (dt == DT::kInt64) {
     IntMatMulKernel<int64_t><<<BlocksFor(m * n), kThreads, 0, s>>>(
-        static_cast<int64_t*>(c), static_cast<const int64_t*>(a), static_cast<const int64_t*>(b), m, k, n);
+        static_cast<int64_t*>(c), static_cast<const int64_t*>(a), static_cast<const int64_t*>(b), m,
+        k, n);
   } else {
     return cudaErrorInvalidValue;
   }

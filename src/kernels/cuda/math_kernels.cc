@@ -24,12 +24,13 @@ KernelFn ReduceKernel(cuda::ReduceKind kind) {
     const DT dt = ToDT(in.dtype);
     void* partials = nullptr;
     if (size_t bytes = cuda::ReducePartialsBytes(dt, kind, outer, n, inner); bytes > 0) {
-      absl::StatusOr<void*> tmp = ctx.AllocateTemp(bytes);  // freed in stream order after the launch
+      absl::StatusOr<void*> tmp =
+          ctx.AllocateTemp(bytes);  // freed in stream order after the launch
       if (!tmp.ok()) return tmp.status();
       partials = *tmp;
     }
-    return Launched(cuda::LaunchReduce(kind, dt, ctx.raw_output(0), ctx.raw_input(0), outer, n, inner,
-                                       partials, StreamOf(ctx)),
+    return Launched(cuda::LaunchReduce(kind, dt, ctx.raw_output(0), ctx.raw_input(0), outer, n,
+                                       inner, partials, StreamOf(ctx)),
                     "reduction kernel launch");
   };
 }
@@ -47,11 +48,13 @@ absl::Status MatMul(KernelContext& ctx) {
   cudaStream_t s = StreamOf(ctx);
   if (m == 0 || n == 0) return absl::OkStatus();
   if (k == 0) {  // an empty sum: zeros
-    return Launched(cudaMemsetAsync(c, 0, static_cast<size_t>(m * n) * SizeOf(am.dtype), s), "cudaMemsetAsync");
+    return Launched(cudaMemsetAsync(c, 0, static_cast<size_t>(m * n) * SizeOf(am.dtype), s),
+                    "cudaMemsetAsync");
   }
   if (!IsFloating(am.dtype)) {
-    return Launched(cuda::LaunchIntMatMul(ToDT(am.dtype), c, ctx.raw_input(0), ctx.raw_input(1), m, k, n, s),
-                    "MatMul kernel launch");
+    return Launched(
+        cuda::LaunchIntMatMul(ToDT(am.dtype), c, ctx.raw_input(0), ctx.raw_input(1), m, k, n, s),
+        "MatMul kernel launch");
   }
   absl::StatusOr<cublasHandle_t> handle = device::cuda::CublasHandle(ctx);
   if (!handle.ok()) return handle.status();
@@ -60,16 +63,18 @@ absl::Status MatMul(KernelContext& ctx) {
   const int im = static_cast<int>(m), ik = static_cast<int>(k), in = static_cast<int>(n);
   if (am.dtype == DType::kFloat32) {
     const float one = 1, zero = 0;
-    return device::cuda::CublasStatus(
-        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, static_cast<const float*>(ctx.raw_input(1)),
-                    in, static_cast<const float*>(ctx.raw_input(0)), ik, &zero, static_cast<float*>(c), in),
-        "cublasSgemm");
+    return device::cuda::CublasStatus(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
+                                                  static_cast<const float*>(ctx.raw_input(1)), in,
+                                                  static_cast<const float*>(ctx.raw_input(0)), ik,
+                                                  &zero, static_cast<float*>(c), in),
+                                      "cublasSgemm");
   }
   const double one = 1, zero = 0;
-  return device::cuda::CublasStatus(
-      cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, static_cast<const double*>(ctx.raw_input(1)),
-                  in, static_cast<const double*>(ctx.raw_input(0)), ik, &zero, static_cast<double*>(c), in),
-      "cublasDgemm");
+  return device::cuda::CublasStatus(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
+                                                static_cast<const double*>(ctx.raw_input(1)), in,
+                                                static_cast<const double*>(ctx.raw_input(0)), ik,
+                                                &zero, static_cast<double*>(c), in),
+                                    "cublasDgemm");
 }
 
 }  // namespace
@@ -80,8 +85,8 @@ void RegisterMathKernels(internal::OpRegistry& r) {
   RegisterCuda(r, "Max", kNumeric, ReduceKernel(cuda::ReduceKind::kMax));
   RegisterCuda(r, "Cast", kAll, [](KernelContext& ctx) {
     return Launched(cuda::LaunchCast(ToDT(ctx.input_meta(0).dtype), ToDT(ctx.output_meta(0).dtype),
-                                     ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0).shape.numel(),
-                                     StreamOf(ctx)),
+                                     ctx.raw_output(0), ctx.raw_input(0),
+                                     ctx.input_meta(0).shape.numel(), StreamOf(ctx)),
                     "Cast kernel launch");
   });
   RegisterCuda(r, "RandomNormal", kFloat, [](KernelContext& ctx) {

@@ -4,8 +4,8 @@
 //    chunks. float32 sums accumulate in double, like the CPU kernels.
 //  - inner > 1: one thread per output element walks n with coalesced loads
 //    (fine unless outer*inner is tiny and n huge).
-#include <cmath>
 #include <climits>
+#include <cmath>
 
 #include "kernels/cuda/device_util.cuh"
 
@@ -36,12 +36,16 @@ struct R {
     }
   }
   static __device__ __forceinline__ Acc Combine(Acc a, Acc b) {
-    if constexpr (K == ReduceKind::kMax) return MaxOf(a, b);
-    else return WrapAdd(a, b);
+    if constexpr (K == ReduceKind::kMax)
+      return MaxOf(a, b);
+    else
+      return WrapAdd(a, b);
   }
   static __device__ __forceinline__ T Finish(Acc a, int64_t n) {
-    if constexpr (K == ReduceKind::kMean) return static_cast<T>(a / static_cast<Acc>(n));
-    else return static_cast<T>(a);
+    if constexpr (K == ReduceKind::kMean)
+      return static_cast<T>(a / static_cast<Acc>(n));
+    else
+      return static_cast<T>(a);
   }
 };
 
@@ -76,21 +80,24 @@ __global__ void RowChunkKernel(const T* x, int64_t outer, int64_t n, int64_t chu
     }
     acc = BlockReduce<Red>(acc);
     if (threadIdx.x == 0) {
-      if (gridDim.x == 1) out[row] = Red::Finish(acc, n);
-      else partials[row * gridDim.x + blockIdx.x] = acc;
+      if (gridDim.x == 1)
+        out[row] = Red::Finish(acc, n);
+      else
+        partials[row * gridDim.x + blockIdx.x] = acc;
     }
     __syncthreads();  // smem is reused by the next row
   }
 }
 
 template <ReduceKind K, typename T>
-__global__ void CombineChunksKernel(const typename R<K, T>::Acc* partials, int64_t outer, int64_t chunks,
-                                    int64_t n, T* out) {
+__global__ void CombineChunksKernel(const typename R<K, T>::Acc* partials, int64_t outer,
+                                    int64_t chunks, int64_t n, T* out) {
   using Red = R<K, T>;
   using Acc = typename Red::Acc;
   for (int64_t row = blockIdx.x; row < outer; row += gridDim.x) {
     Acc acc = Red::Identity();
-    for (int64_t c = threadIdx.x; c < chunks; c += blockDim.x) acc = Red::Combine(acc, partials[row * chunks + c]);
+    for (int64_t c = threadIdx.x; c < chunks; c += blockDim.x)
+      acc = Red::Combine(acc, partials[row * chunks + c]);
     acc = BlockReduce<Red>(acc);
     if (threadIdx.x == 0) out[row] = Red::Finish(acc, n);
     __syncthreads();
@@ -140,9 +147,12 @@ cudaError_t Reduce(T* out, const T* x, int64_t outer, int64_t n, int64_t inner, 
 template <typename F>
 cudaError_t WithKind(ReduceKind k, F&& f) {
   switch (k) {
-    case ReduceKind::kSum: return f(std::integral_constant<ReduceKind, ReduceKind::kSum>{});
-    case ReduceKind::kMean: return f(std::integral_constant<ReduceKind, ReduceKind::kMean>{});
-    case ReduceKind::kMax: return f(std::integral_constant<ReduceKind, ReduceKind::kMax>{});
+    case ReduceKind::kSum:
+      return f(std::integral_constant<ReduceKind, ReduceKind::kSum>{});
+    case ReduceKind::kMean:
+      return f(std::integral_constant<ReduceKind, ReduceKind::kMean>{});
+    case ReduceKind::kMax:
+      return f(std::integral_constant<ReduceKind, ReduceKind::kMax>{});
   }
   return cudaErrorInvalidValue;
 }
