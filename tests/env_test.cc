@@ -91,7 +91,8 @@ const std::vector<std::string> kEveryVariable = {
     "EAGERVM_INLINE_MAX_BYTES=4KiB",  "EAGERVM_SYNCHRONOUS=TRUE",
     "EAGERVM_MAX_IN_FLIGHT=1000",     "EAGERVM_SPIN_US=0",
     "EAGERVM_CPU_MEMORY_LIMIT=64MiB", "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
-    "EAGERVM_OOM_WAIT_MS=10",         "EAGERVM_TRACE=/tmp/run.json",
+    "EAGERVM_OOM_WAIT_MS=10",         "EAGERVM_HANG_TIMEOUT_MS=5000",
+    "EAGERVM_TRACE=/tmp/run.json",
     "EAGERVM_LOG_LEVEL=Debug",
 };
 
@@ -110,6 +111,7 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(env.options.cpu_memory_limit, int64_t{64} << 20);
   EXPECT_EQ(env.options.cuda_memory_limit, int64_t{3} << 29);
   EXPECT_EQ(env.options.oom_wait_ms, 10);
+  EXPECT_EQ(env.options.hang_timeout_ms, 5000);
   EXPECT_EQ(env.trace_path, "/tmp/run.json");
   EXPECT_EQ(env.log_level, LogLevel::kDebug);
   EXPECT_EQ(env.applied.size(), 9u);

@@ -7,6 +7,7 @@
 #ifndef EAGERVM_VIRTUAL_MACHINE_H_
 #define EAGERVM_VIRTUAL_MACHINE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -57,6 +58,14 @@ struct EAGERVM_EXPORT VmOptions {
   // with ResourceExhausted (docs/memory.md). Ignored (0) when no other VM
   // thread can free memory concurrently (synchronous, compute_on_scheduler_thread).
   int64_t oom_wait_ms = 250;
+  // Hang diagnostics: a blocking call (Sync, Wait, Item, ToVector,
+  // CopyToHost, EmptyCache) that sees no instruction finish anywhere in the
+  // VM for this long returns DeadlineExceeded and logs (warning) a dump of the
+  // lively instructions (VirtualMachine::DumpState()). The work stays queued:
+  // call again to keep waiting. 0 (default) waits forever. While on, the
+  // scheduler stamps each dispatch with the time (~20 ns an instruction).
+  // EAGERVM_HANG_TIMEOUT_MS.
+  int64_t hang_timeout_ms = 0;
 
   // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
   // Any thread, never blocks. The environment is read once per process (at
@@ -103,6 +112,9 @@ class EAGERVM_EXPORT VirtualMachine {
   // calls never block. The reference is valid for the rest of the process:
   // the VM drains and joins at exit (Shutdown()) and is never destroyed.
   static VirtualMachine& Get();
+  // After fork(), the child's first use of the VM (through this object or any
+  // op) starts a fresh VM with the same options: the reference stays valid,
+  // the parent's work and tensors stay behind (docs/reliability.md).
   // Any thread, before the VM is first used; never blocks. FailedPrecondition
   // once the VM exists, InvalidArgument for bad options (then nothing
   // changes). A later call before first use replaces the earlier options.
@@ -127,11 +139,24 @@ class EAGERVM_EXPORT VirtualMachine {
   [[nodiscard]] absl::Status Shutdown();
   // Any thread, never blocks.
   bool is_shut_down() const;
+  // Any thread (a debugger's `call`, a watchdog; not a signal handler: it
+  // allocates and takes locks). A multi-line report of what the VM is doing:
+  // counters, and each lively instruction (received, not yet released) with
+  // its op, stream, state, the instructions it still waits for and how long it
+  // has been running (times only with hang_timeout_ms on). Asks the scheduler
+  // thread for it and blocks up to ~0.5 s; a scheduler that does not answer
+  // (blocked in a kernel it runs inline) is reported as such, with the
+  // counters. At most 200 instructions are listed.
+  std::string DumpState() const;
 
  private:
   friend vm::VmImpl& vm::internal_vm::CreateProcessVm();
   explicit VirtualMachine(VmOptions opts);
-  std::unique_ptr<vm::VmImpl> impl_;
+  // The current process's VM: a fresh one after fork() (Renew).
+  vm::VmImpl& impl() const;
+  vm::VmImpl& Renew() const;
+  // Owned; replaced (the old one leaked: its threads are gone) after fork().
+  mutable std::atomic<vm::VmImpl*> impl_;
 };
 
 }  // namespace eagervm

@@ -56,6 +56,10 @@ const EnvVar kVars[] = {
      "Out of memory: how long an allocation waits for other streams to free memory before it "
      "fails with `RESOURCE_EXHAUSTED`.",
      0, 3'600'000, [](const EnvValue& v, VmOptions* o) { o->oom_wait_ms = AsInt(v); }},
+    {"EAGERVM_HANG_TIMEOUT_MS", EnvType::kInt, "0",
+     "Hang diagnostics: a blocking call that sees no instruction finish for this long returns "
+     "`DEADLINE_EXCEEDED` and logs what the VM is doing (`0`: wait forever).",
+     0, 86'400'000, [](const EnvValue& v, VmOptions* o) { o->hang_timeout_ms = AsInt(v); }},
     {"EAGERVM_TRACE", EnvType::kString, "",
      "Trace the whole run to this Chrome/Perfetto JSON file, written at `Shutdown()` or exit "
      "(docs/tracing.md)."},

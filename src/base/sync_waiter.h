@@ -9,6 +9,7 @@
 #define EAGERVM_BASE_SYNC_WAITER_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "base/mutex.h"
@@ -33,9 +34,14 @@ class SyncWaiter {
     state_.store(kFinal, std::memory_order_release);
   }
   // Everything written before Signal() is visible after Wait() returns.
-  void Wait(int64_t spin_ns) {
+  void Wait(int64_t spin_ns) { (void)WaitFor(spin_ns, -1); }
+  // As Wait(), but gives up once `timeout_ns` (>= 0; -1: never) has passed,
+  // returning false; the waiter stays armed, so a later Wait/WaitFor (or a
+  // Signal from the VM) carries on where this one stopped. True once signalled.
+  bool WaitFor(int64_t spin_ns, int64_t timeout_ns) {
+    const int64_t start = NowNanos();
     if (state_.load(std::memory_order_acquire) != kFinal && spin_ns > 0) {
-      const int64_t deadline = NowNanos() + spin_ns;
+      const int64_t deadline = start + spin_ns;
       int iter = 0;
       while (state_.load(std::memory_order_acquire) != kFinal) {
         CpuRelax();
@@ -48,11 +54,23 @@ class SyncWaiter {
     if (state_.load(std::memory_order_acquire) != kFinal) {
       MutexLock lock(&mu_);
       int expected = kWaiting;
-      if (state_.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel)) {
-        while (state_.load(std::memory_order_acquire) == kParked) cv_.Wait(&mu_);
+      // kParked already: an earlier WaitFor gave up while parked.
+      if (state_.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel) ||
+          expected == kParked) {
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::nanoseconds(timeout_ns - (NowNanos() - start));
+        while (state_.load(std::memory_order_acquire) == kParked) {
+          if (timeout_ns < 0) {
+            cv_.Wait(&mu_);
+          } else if (cv_.WaitWithDeadline(&mu_, deadline) &&
+                     state_.load(std::memory_order_acquire) == kParked) {
+            return false;
+          }
+        }
       }
     }
     while (state_.load(std::memory_order_acquire) != kFinal) CpuRelax();
+    return true;
   }
 
  private:

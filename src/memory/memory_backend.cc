@@ -6,7 +6,7 @@
 
 namespace eagervm::memory {
 namespace {
-constexpr size_t kAlignment = 64;
+constexpr size_t kBackendAlignment = 64;
 constexpr size_t kHugePage = size_t{2} << 20;
 }  // namespace
 
@@ -21,7 +21,8 @@ void* MallocBackend::Allocate(size_t bytes) {
     if (p != nullptr) (void)madvise(p, rounded, MADV_HUGEPAGE);
     return p;
   }
-  return std::aligned_alloc(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  return std::aligned_alloc(
+      kBackendAlignment, (bytes + kBackendAlignment - 1) / kBackendAlignment * kBackendAlignment);
 }
 
 void MallocBackend::Free(void* ptr, size_t) { std::free(ptr); }

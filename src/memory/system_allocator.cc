@@ -6,12 +6,12 @@
 
 namespace eagervm::memory {
 namespace {
-constexpr size_t kAlignment = 64;
-alignas(kAlignment) char zero_size_sentinel[kAlignment];
+constexpr size_t kSystemAlignment = 64;
+alignas(kSystemAlignment) char system_zero_sentinel[kSystemAlignment];
 }  // namespace
 
 absl::StatusOr<void*> SystemAllocator::Allocate(size_t bytes) {
-  if (bytes == 0) return static_cast<void*>(zero_size_sentinel);
+  if (bytes == 0) return static_cast<void*>(system_zero_sentinel);
   const int64_t now = in_use_.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
   if (limit_ > 0 && now > limit_) {
     in_use_.fetch_sub(static_cast<int64_t>(bytes));
@@ -19,7 +19,8 @@ absl::StatusOr<void*> SystemAllocator::Allocate(size_t bytes) {
         base::Cat("out of memory on ", device_.ToString(), ": asked for ", bytes, " bytes with ",
                   now - static_cast<int64_t>(bytes), " in use and a limit of ", limit_));
   }
-  void* p = std::aligned_alloc(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  void* p = std::aligned_alloc(
+      kSystemAlignment, (bytes + kSystemAlignment - 1) / kSystemAlignment * kSystemAlignment);
   if (p == nullptr) {
     in_use_.fetch_sub(static_cast<int64_t>(bytes));
     return absl::ResourceExhaustedError(base::Cat("out of memory on ", device_.ToString(),
@@ -33,7 +34,7 @@ absl::StatusOr<void*> SystemAllocator::Allocate(size_t bytes) {
 }
 
 void SystemAllocator::Deallocate(void* ptr, size_t bytes) {
-  if (ptr == nullptr || ptr == zero_size_sentinel) return;
+  if (ptr == nullptr || ptr == system_zero_sentinel) return;
   std::free(ptr);
   in_use_.fetch_sub(static_cast<int64_t>(bytes));
 }

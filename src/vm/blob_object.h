@@ -14,6 +14,7 @@
 #include "memory/allocator.h"
 #include "vm/dependence.h"
 #include "vm/error_record.h"
+#include "vm/fork_guard.h"
 
 namespace eagervm::vm {
 
@@ -29,12 +30,18 @@ class alignas(64) BlobObject {
   // Wraps memory the user owns; `deleter(data)` runs when the storage is released.
   BlobObject(void* data, size_t nbytes, Device device, std::function<void(void*)> deleter)
       : nbytes_(nbytes), device_(device), data_(data), deleter_(std::move(deleter)) {}
-  ~BlobObject() { Free(); }
+  ~BlobObject() {
+    if (fork_generation_ == ForkGeneration()) [[likely]]
+      Free();  // else: the parent's memory and allocator, left as they are
+  }
   BlobObject(const BlobObject&) = delete;
   BlobObject& operator=(const BlobObject&) = delete;
 
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  // ForkGeneration() at creation: another value means the storage belongs to
+  // the parent of a fork() (its VM has no threads here): never touched again.
+  uint32_t fork_generation() const { return fork_generation_; }
 
   // --- VM threads, ordered by the blob's dependences ---
   void* data() const { return data_; }
@@ -75,6 +82,7 @@ class alignas(64) BlobObject {
  private:
   const size_t nbytes_;
   const Device device_;
+  const uint32_t fork_generation_ = ForkGeneration();
   void* data_ = nullptr;
   memory::Allocator* allocator_ = nullptr;
   std::function<void(void*)> deleter_;

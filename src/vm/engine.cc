@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/spin.h"
 #include "base/thread_role.h"
 #include "vm/instruction_pool.h"
 #include "vm/stream_worker.h"
@@ -189,6 +190,8 @@ void Engine::Dispatch(Instruction* instr) {
   VmStream* s = instr->stream();
   const bool inline_run = s->worker() == nullptr || RunsInline(s, instr);
   instr->set_state(InstrState::kRunning);
+  if (stamp_dispatch_) [[unlikely]]
+    instr->dispatched_ns = base::NowNanos();
   s->running.PushBack(instr);
   VmCounters::Add<int64_t>(counters_->running_depth, 1);
   if (!s->active) {
@@ -204,7 +207,11 @@ void Engine::Dispatch(Instruction* instr) {
   if (inline_run) {
     if (s->worker() != nullptr) VmCounters::Add<uint64_t>(counters_->inlined, 1);
     ComputeSlice trace(instr);
+    if (stamp_dispatch_) [[unlikely]]
+      inline_op_.store(instr->policy()->name(), std::memory_order_relaxed);
     s->policy()->Run(s, instr);
+    if (stamp_dispatch_) [[unlikely]]
+      inline_op_.store(nullptr, std::memory_order_relaxed);
   } else {
     if (s->handoff.empty()) handoff_streams_.push_back(s);
     s->handoff.push_back(instr);

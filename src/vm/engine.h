@@ -10,6 +10,8 @@
 #ifndef EAGERVM_VM_ENGINE_H_
 #define EAGERVM_VM_ENGINE_H_
 
+#include <atomic>
+#include <string>
 #include <vector>
 
 #include "vm/instruction.h"
@@ -22,9 +24,13 @@ class VmStream;
 
 class Engine {
  public:
-  // `inline_max_bytes`: VmOptions::inline_max_bytes.
-  Engine(VmCounters* counters, int64_t inline_max_bytes)
-      : counters_(counters), inline_max_bytes_(static_cast<size_t>(inline_max_bytes)) {}
+  // `inline_max_bytes`: VmOptions::inline_max_bytes. `stamp_dispatch`: note
+  // each dispatch's time and the op run inline, for Describe() (hang
+  // diagnostics on: VmOptions::hang_timeout_ms).
+  Engine(VmCounters* counters, int64_t inline_max_bytes, bool stamp_dispatch = false)
+      : counters_(counters),
+        inline_max_bytes_(static_cast<size_t>(inline_max_bytes)),
+        stamp_dispatch_(stamp_dispatch) {}
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -35,6 +41,13 @@ class Engine {
   // No instruction between intake and release.
   bool Empty() const { return lively_count_ == 0; }
   size_t lively_count() const { return lively_count_; }
+  // The lively instructions (intake to release), oldest first, at most `max`
+  // of them, one line each: id, op, stream, state, the lively instructions it
+  // waits for, and (with stamp_dispatch) how long it has run. Scheduler thread.
+  std::string Describe(size_t max) const;
+  // Any thread: the op the scheduler thread is running inline right now
+  // (stamp_dispatch only; nullptr otherwise). A name, never freed.
+  const char* inline_op() const { return inline_op_.load(std::memory_order_relaxed); }
 
  private:
   bool ReleaseFinished();
@@ -53,6 +66,8 @@ class Engine {
 
   VmCounters* counters_;
   const size_t inline_max_bytes_;
+  const bool stamp_dispatch_;
+  std::atomic<const char*> inline_op_{nullptr};
   // Streams with instructions dispatched in this pass and not yet handed to
   // their worker: one handoff (one lock, at most one wake) per stream per pass.
   std::vector<VmStream*> handoff_streams_;

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "base/sync_waiter.h"
+#include "vm/handoff.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
@@ -15,28 +15,31 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   if (!s.ok()) return s;
   s = vm::CheckMayBlock(what);
   if (!s.ok()) return s;
-  base::SyncWaiter waiter;
-  vm::ErrorPtr error;
+  vm::VmImpl& vm = vm::ProcessVm();
+  vm::HandoffHolder holder(vm.options().hang_timeout_ms > 0);
+  vm::Handoff* h = holder.get();
   // No bytes when nothing is copied out (Wait): a device tensor then needs no
   // staging copy, only its completion.
   s = vm::PhysicalRun([&](vm::Builder* b) {
     return b->SyncRead(
         t, dst != nullptr ? t.nbytes() : 0,
-        [&](const vm::ErrorPtr& e, void* data, size_t n) {
+        [h, keep = holder.keep(), dst, bytes](const vm::ErrorPtr& e, void* data, size_t n) {
+          if (!h->Claim()) return;  // the reader gave up (hang timeout): dst may be gone
           if (e != nullptr) {
-            error = e;
+            h->error = e;
           } else if (dst != nullptr && n > 0) {
             std::memcpy(dst, data, n < bytes ? n : bytes);
           }
-          waiter.Signal();
+          h->Signal();
         },
         what);
   });
   if (!s.ok()) return s;
-  waiter.Wait(vm::ProcessVm().sync_spin_ns());
-  if (error != nullptr) {
-    error->MarkReported();
-    return error->status;
+  s = h->Await(vm, what);
+  if (!s.ok()) return s;
+  if (h->error != nullptr) {
+    h->error->MarkReported();
+    return h->error->status;
   }
   return absl::OkStatus();
 }

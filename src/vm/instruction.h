@@ -95,6 +95,8 @@ class Instruction {
   // Owned by the policy of the stream that runs the instruction (the CUDA
   // policy keeps its launch sequence number here).
   uint64_t policy_word = 0;
+  // base::NowNanos() at dispatch, when hang diagnostics are on (Engine).
+  int64_t dispatched_ns = 0;
 
  private:
   friend class InstructionPool;

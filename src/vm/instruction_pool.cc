@@ -121,4 +121,7 @@ void InstructionPool::Recycle(Instruction* instr) {
   }
 }
 
+void InstructionPool::LockForFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { Global().mu.Lock(); }
+void InstructionPool::UnlockAfterFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { Global().mu.Unlock(); }
+
 }  // namespace eagervm::vm

@@ -20,6 +20,10 @@ class InstructionPool {
   // stale. Only from kBuilding (never handed to the engine), kRunning or
   // kBarrier (released): Instruction::set_state checks it.
   static void Recycle(Instruction* instr);
+  // The fork handlers (fork_guard.cc) hold the shared free list's lock across
+  // fork(), so a child never inherits it locked by a thread it does not have.
+  static void LockForFork();
+  static void UnlockAfterFork();
 
  private:
   static void Reset(Instruction* instr);

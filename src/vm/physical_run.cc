@@ -29,7 +29,7 @@ absl::Status RunRecorded(Builder* recorder, absl::FunctionRef<absl::Status(Build
 namespace internal_vm {
 std::atomic<VmImpl*> g_process_vm{nullptr};
 VmImpl& CreateProcessVm() {
-  VmImpl* vm = VirtualMachine::Get().impl_.get();
+  VmImpl* vm = &VirtualMachine::Get().impl();
   g_process_vm.store(vm, std::memory_order_release);
   return *vm;
 }

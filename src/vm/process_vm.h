@@ -17,9 +17,14 @@ class VmImpl;
 class VmStream;
 
 namespace internal_vm {
-// Set once, when the VM is first reached here; the VM is never destroyed.
+// Set when the VM is first reached here; the VM is never destroyed. Reset in
+// the child of a fork() (fork_guard.cc): the next op makes the child's VM.
 extern std::atomic<VmImpl*> g_process_vm;
 VmImpl& CreateProcessVm();  // VirtualMachine::Get(), then g_process_vm
+// The fork handlers (fork_guard.cc) hold VirtualMachine's configuration lock
+// across fork(), so the child never inherits it locked.
+void LockConfigForFork();
+void UnlockConfigAfterFork();
 }  // namespace internal_vm
 
 // Any thread. Creates the VM on first use (VirtualMachine::Get()); after

@@ -2,6 +2,7 @@
 
 #include "base/str_cat.h"
 #include "memory/memory_stats.h"
+#include "vm/fork_guard.h"
 #include "vm/vm_context.h"
 
 namespace eagervm::vm {
@@ -24,6 +25,14 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
     }
     slot = &cpu_streams_[index];
   } else {
+    if (ForkGeneration() != 0) {
+      // Asked before the driver is touched: it may hang in a forked child.
+      return absl::FailedPreconditionError(
+          base::Cat("device ", d.ToString(),
+                    " cannot be used in a process made by fork(): the CUDA "
+                    "driver does not survive fork(); start the process with exec (posix_spawn, "
+                    "subprocess) or use CUDA only in the parent (docs/reliability.md)"));
+    }
     const int count = backends_.DeviceCount(d.type());  // CudaDeviceCount(), 0 without CUDA
     if (d.index() < 0 || d.index() >= kMaxCudaDevices || d.index() >= count) {
       return absl::FailedPreconditionError(base::Cat(

@@ -32,9 +32,14 @@ Tensor Tensor::Error(absl::Status status) {
   return Tensor(std::move(impl));
 }
 
-bool Tensor::ok() const { return impl_ != nullptr && impl_->status.ok(); }
+bool Tensor::ok() const {
+  return impl_ != nullptr && impl_->status.ok() && impl_->fork_generation == vm::ForkGeneration();
+}
 const absl::Status& Tensor::status() const {
-  return impl_ == nullptr ? UndefinedStatus() : impl_->status;
+  if (impl_ == nullptr) return UndefinedStatus();
+  if (impl_->fork_generation != vm::ForkGeneration()) [[unlikely]]
+    return internal::ForkedTensorStatus();
+  return impl_->status;
 }
 const TensorMeta& Tensor::meta() const { return impl_ == nullptr ? EmptyMeta() : impl_->meta; }
 const Shape& Tensor::shape() const { return meta().shape; }

@@ -10,11 +10,29 @@ absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view 
     return absl::FailedPreconditionError(base::Cat(
         op, ": argument '", arg, "' is an undefined tensor (default-constructed or moved-from)"));
   }
+  if (t.impl()->fork_generation != vm::ForkGeneration()) [[unlikely]] {
+    return absl::FailedPreconditionError(
+        base::Cat(op, ": argument '", arg, "' ", ForkedTensorStatus().message()));
+  }
   if (!t.ok()) return t.status();  // an op given an error tensor returns that error
   return absl::OkStatus();
 }
 
+const absl::Status& ForkedTensorStatus() {
+  static const absl::Status* s = new absl::Status(absl::FailedPreconditionError(
+      "was made before fork(), in the parent process: eagervm tensors do not cross fork() "
+      "(the parent's VM has no threads in the child). Copy the values out (ToVector) before "
+      "forking and make new tensors in the child (docs/reliability.md)"));
+  return *s;
+}
+
 StorageHandle::~StorageHandle() {
+  if (blob_->fork_generation() != vm::ForkGeneration()) [[unlikely]] {
+    // The parent's storage in a forked child: no VM here to release it in
+    // order, and its allocator may be locked by a thread that is gone. Leak.
+    new std::shared_ptr<vm::BlobObject>(std::move(blob_));
+    return;
+  }
   if (blob_->producer() == nullptr) return;  // never written: nothing to free in stream order
   (void)vm::PhysicalRun([&](vm::Builder* b) { return b->ReleaseBlob(std::move(blob_)); });
 }

@@ -31,10 +31,16 @@ struct TensorImpl {
   TensorMeta meta;
   std::shared_ptr<StorageHandle> storage;
   int64_t offset = 0;  // bytes from the start of the storage
+  // vm::ForkGeneration() at creation: made before a fork(), the tensor is an
+  // error in the child (Tensor::ok(); docs/reliability.md).
+  uint32_t fork_generation = vm::ForkGeneration();
 
   vm::BlobObject* blob() const { return storage->blob().get(); }
   const std::shared_ptr<vm::BlobObject>& shared_blob() const { return storage->blob(); }
 };
+
+// The status of a tensor made before fork(), used in the child.
+const absl::Status& ForkedTensorStatus();
 
 // OK iff `t` is defined and not an error tensor; otherwise the status to
 // return from op `op`, naming the argument.

@@ -10,6 +10,7 @@
 #include "base/str_cat.h"
 #include "eagervm/tensor.h"
 #include "profiler/env_trace.h"
+#include "vm/fork_guard.h"
 #include "vm/process_vm.h"
 #include "vm/vm_impl.h"
 #include "vm/vm_options_env.h"
@@ -36,13 +37,38 @@ absl::Status ValidateOptions(const VmOptions& o) {
     return absl::InvalidArgumentError("VmOptions::cpu_memory_limit must be >= 0 (0 = unlimited)");
   }
   if (o.oom_wait_ms < 0) return absl::InvalidArgumentError("VmOptions::oom_wait_ms must be >= 0");
+  if (o.hang_timeout_ms < 0) {
+    return absl::InvalidArgumentError("VmOptions::hang_timeout_ms must be >= 0 (0 = off)");
+  }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-VirtualMachine::VirtualMachine(VmOptions opts)
-    : impl_(std::make_unique<vm::VmImpl>(std::move(opts))) {}
+VirtualMachine::VirtualMachine(VmOptions opts) : impl_(new vm::VmImpl(std::move(opts))) {}
+
+vm::VmImpl& VirtualMachine::impl() const {
+  vm::VmImpl* vm = impl_.load(std::memory_order_acquire);
+  if (vm->fork_generation() == vm::ForkGeneration()) [[likely]]
+    return *vm;
+  return Renew();
+}
+
+// The child of a fork(): the parent's VM has no threads here. It is leaked,
+// not destroyed (its destructor would join threads that do not exist).
+vm::VmImpl& VirtualMachine::Renew() const {
+  base::MutexLock lock(&config_mu);
+  vm::VmImpl* old = impl_.load(std::memory_order_acquire);
+  if (old->fork_generation() == vm::ForkGeneration()) return *old;
+  auto* fresh = new vm::VmImpl(old->options());
+  impl_.store(fresh, std::memory_order_release);
+  return *fresh;
+}
+
+namespace vm::internal_vm {
+void LockConfigForFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { config_mu.Lock(); }
+void UnlockConfigAfterFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { config_mu.Unlock(); }
+}  // namespace vm::internal_vm
 
 VirtualMachine& VirtualMachine::Get() {
   if (VirtualMachine* vm = instance.load(std::memory_order_acquire)) return *vm;
@@ -51,6 +77,7 @@ VirtualMachine& VirtualMachine::Get() {
   VmOptions opts = vm::ResolveVmOptions(configured);  // EAGERVM_* read here, once
   auto* vm = new VirtualMachine(std::move(opts));     // never destroyed; see the file comment
   instance.store(vm, std::memory_order_release);
+  vm::InstallForkHandlers();
   profiler::StartEnvTrace();
   std::atexit([] { (void)VirtualMachine::Get().Shutdown(); });
   return *vm;
@@ -69,15 +96,20 @@ absl::Status VirtualMachine::Configure(VmOptions opts) {
   return absl::OkStatus();
 }
 
-const VmOptions& VirtualMachine::options() const { return impl_->options(); }
-VmStats VirtualMachine::GetStats() const { return impl_->GetStats(); }
+const VmOptions& VirtualMachine::options() const { return impl().options(); }
+VmStats VirtualMachine::GetStats() const { return impl().GetStats(); }
 absl::Status VirtualMachine::Shutdown() {
-  absl::Status s = impl_->Shutdown();
+  vm::VmImpl* vm = impl_.load(std::memory_order_acquire);
+  // A forked child that never used the VM has nothing to shut down (the
+  // parent's VM is the parent's): do not start one to stop it.
+  if (vm->fork_generation() != vm::ForkGeneration()) return absl::OkStatus();
+  absl::Status s = vm->Shutdown();
   // After the VM threads are joined: their events are complete.
-  if (impl_->shut_down()) profiler::FinishEnvTrace();
+  if (vm->shut_down()) profiler::FinishEnvTrace();
   return s;
 }
-bool VirtualMachine::is_shut_down() const { return impl_->shut_down(); }
+bool VirtualMachine::is_shut_down() const { return impl().shut_down(); }
+std::string VirtualMachine::DumpState() const { return impl().DumpState(/*max_instructions=*/200); }
 
 absl::Status VirtualMachine::EmptyCache() {
   if (is_shut_down()) {
@@ -86,10 +118,10 @@ absl::Status VirtualMachine::EmptyCache() {
   // Sync(), with the caches shrunk between the wait and the error report: a
   // runtime error is returned, and the memory is given back all the same.
   absl::Status s = vm::CheckMayBlock("VirtualMachine::EmptyCache()");
-  if (s.ok()) s = impl_->WaitAll();
+  if (s.ok()) s = impl().WaitAll();
   if (!s.ok()) return s;
-  impl_->ForEachAllocator([](memory::Allocator* a) { a->Shrink(); });
-  return impl_->TakeUnreportedErrors();
+  impl().ForEachAllocator([](memory::Allocator* a) { a->Shrink(); });
+  return impl().TakeUnreportedErrors();
 }
 
 absl::Status Sync() {
@@ -127,7 +159,7 @@ std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
             << " inline_max_bytes=" << o.inline_max_bytes << " synchronous=" << o.synchronous
             << " cuda_memory_limit=" << o.cuda_memory_limit << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
-            << " oom_wait_ms=" << o.oom_wait_ms << "}";
+            << " oom_wait_ms=" << o.oom_wait_ms << " hang_timeout_ms=" << o.hang_timeout_ms << "}";
 }
 
 }  // namespace eagervm

@@ -2,8 +2,9 @@
 
 #include <pthread.h>
 
-#include "base/sync_waiter.h"
 #include "base/thread_role.h"
+#include "vm/fork_guard.h"
+#include "vm/handoff.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/trace_hooks.h"
@@ -12,6 +13,7 @@ namespace eagervm::vm {
 
 VmImpl::VmImpl(VmOptions options)
     : options_(std::move(options)),
+      fork_generation_(ForkGeneration()),
       cpu_budget_(
           std::make_shared<memory::DeviceMemoryBudget>(Device::Cpu(), options_.cpu_memory_limit)) {
   if (!options_.synchronous) {
@@ -22,6 +24,7 @@ VmImpl::VmImpl(VmOptions options)
 VmImpl::~VmImpl() { (void)Shutdown(); }
 
 absl::Status VmImpl::Receive(InstructionList* list, Backpressure backpressure) {
+  NoteThreadSubmitted();
   absl::Status s = submissions_.Append(list, backpressure);
   if (!s.ok()) return s;
   if (options_.synchronous) DrainOnThisThread();
@@ -50,6 +53,8 @@ void VmImpl::SchedulerLoop() {
     if (parked) VmCounters::Bump(counters_.scheduler_wakeups);
     while (SchedulePass()) {
     }
+    if (dump_requested_.load(std::memory_order_relaxed)) [[unlikely]]
+      ServeDumpRequests();
     if (!open) {
       // Closed after the drain barrier: finish whatever is still lively.
       for (;;) {
@@ -78,12 +83,17 @@ void VmImpl::DrainOnThisThread() {
 absl::Status VmImpl::WaitAll() {
   absl::Status s = CheckMayBlock("Sync()");
   if (!s.ok()) return s;
-  base::SyncWaiter waiter;
-  s = PhysicalRun(
-      [&](Builder* b) { return b->AddBarrier([&waiter] { waiter.Signal(); }, "Barrier"); });
+  HandoffHolder holder(options_.hang_timeout_ms > 0);
+  Handoff* h = holder.get();
+  s = PhysicalRun([&](Builder* b) {
+    return b->AddBarrier(
+        [h, keep = holder.keep()] {
+          if (h->Claim()) h->Signal();
+        },
+        "Barrier");
+  });
   if (!s.ok()) return s;
-  waiter.Wait(sync_spin_ns());
-  return absl::OkStatus();
+  return h->Await(*this, "Sync()");
 }
 
 absl::Status VmImpl::Sync() {

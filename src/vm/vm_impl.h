@@ -7,7 +7,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -38,6 +40,9 @@ class VmImpl final : public VmContext {
   VmImpl& operator=(const VmImpl&) = delete;
 
   VmCounters& counters() { return counters_; }
+  // ForkGeneration() when this VM was made: another value means it belongs
+  // to the parent of a fork() and has no threads in this process.
+  uint32_t fork_generation() const { return fork_generation_; }
 
   // Any thread. The runtime stream for `s`, created (with its worker) on first use.
   absl::StatusOr<VmStream*> GetStream(Stream s) { return streams_.Get(s); }
@@ -66,6 +71,11 @@ class VmImpl final : public VmContext {
   void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const {
     streams_.ForEachAllocator(fn);
   }
+  // Any thread: what the VM is doing (VirtualMachine::DumpState); the
+  // scheduler thread writes it at its next pass (src/vm/state_dump.cc).
+  // Blocks up to ~0.5 s.
+  std::string DumpState(size_t max_instructions);
+
   // Drains, stops accepting, joins the scheduler and the workers. Idempotent.
   absl::Status Shutdown();
   bool shut_down() const { return shut_down_.load(std::memory_order_acquire); }
@@ -73,22 +83,29 @@ class VmImpl final : public VmContext {
  private:
   void SchedulerLoop();
   void DrainOnThisThread();  // synchronous mode
+  struct DumpRequest;
+  void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
 
   // Declaration order is construction order: the parts below read options_
   // and counters_ in their constructors.
   const VmOptions options_;
+  const uint32_t fork_generation_;
   VmCounters counters_;
   base::Notifier scheduler_notifier_;
   // The CPU device's memory, shared by the allocators of all CPU streams.
   std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget_;
-  Engine engine_{&counters_, options_.inline_max_bytes};
+  Engine engine_{&counters_, options_.inline_max_bytes, options_.hang_timeout_ms > 0};
   SubmissionQueue submissions_{options_, &counters_, &scheduler_notifier_};
   ErrorLedger errors_;
   StreamRegistry streams_{this, &scheduler_notifier_};
 
   InstructionList incoming_;  // scheduler thread only
   base::Mutex engine_mu_;     // synchronous mode: who drives the engine
+
+  base::Mutex dump_mu_;
+  std::vector<std::shared_ptr<DumpRequest>> dump_requests_ ABSL_GUARDED_BY(dump_mu_);
+  std::atomic<bool> dump_requested_{false};
 
   std::atomic<bool> shut_down_{false};
   base::Mutex shutdown_mu_;
