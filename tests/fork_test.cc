@@ -16,7 +16,14 @@ namespace eagervm {
 namespace {
 
 // Exit codes of the children: 0 is success, each failure its own number.
-enum ChildExit { kOk = 0, kWrongValue = 10, kOpFailed, kParentTensorAccepted, kCudaAccepted };
+enum ChildExit {
+  kOk = 0,
+  kWrongValue = 10,
+  kOpFailed,
+  kParentTensorAccepted,
+  kCudaAccepted,
+  kParentGraphAccepted
+};
 
 // Waits up to `timeout` for `pid`; kills it and fails on a hang. Returns its
 // exit code (-1 if it did not exit normally).
@@ -76,6 +83,27 @@ TEST(Fork, WithWorkInFlightTheChildComputesAndExits) {
   auto v = ops::Sum(t).Item<float>();  // the parent is unaffected
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(*v, 20000.0f * 256);
+}
+
+TEST(Fork, AGraphCapturedInTheParentIsRefusedInTheChild) {
+  TensorMeta meta{Shape({4}), DType::kFloat32, Device::Cpu()};
+  absl::StatusOr<Graph> g = Graph::Capture({meta}, [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{ops::AddScalar(in[0], 1)};
+  });
+  ASSERT_TRUE(g.ok()) << g.status();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto out = g->Run({FromVector<float>({1, 2, 3, 4}, {4})});
+    if (out.ok() || out.status().message().find("fork()") == std::string::npos) {
+      _exit(kParentGraphAccepted);
+    }
+    _exit(ChildWork(nullptr));
+  }
+  EXPECT_EQ(WaitChild(pid), kOk);
+  auto out = g->Run({FromVector<float>({1, 2, 3, 4}, {4})});  // still fine in the parent
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*ops::Sum((*out)[0]).Item<float>(), 14);
 }
 
 TEST(Fork, FromAThreadThatNeverUsedTheVm) {

@@ -9,6 +9,7 @@
 #include "graph/plan.h"
 #include "graph/recorder.h"
 #include "graph/run_state.h"
+#include "vm/fork_guard.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
@@ -26,6 +27,8 @@ struct Graph::State {
   };
   std::vector<Output> outputs;
   mutable std::atomic<int64_t> runs{0};
+  // Captured before a fork(): its plan runs on the parent's VM (docs/reliability.md).
+  const uint32_t fork_generation = vm::ForkGeneration();
 };
 
 namespace {
@@ -91,6 +94,11 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
 absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) const {
   if (state_ == nullptr) return absl::FailedPreconditionError("Graph::Run: a moved-from Graph");
   const State& st = *state_;
+  if (st.fork_generation != vm::ForkGeneration()) [[unlikely]] {
+    return absl::FailedPreconditionError(
+        "Graph::Run: the graph was captured before fork(), in the parent process; its plan "
+        "and parameters belong to the parent's VM. Capture it again in the child");
+  }
   if (inputs.size() != st.input_metas.size()) {
     return absl::InvalidArgumentError(
         base::Cat("Graph::Run: expected ", st.input_metas.size(), " inputs, got ", inputs.size()));

@@ -11,7 +11,7 @@
 namespace eagervm::device::cuda {
 namespace {
 constexpr size_t kMinClass = 512;
-alignas(64) char zero_size_sentinel[64];
+alignas(64) char pinned_zero_sentinel[64];
 }  // namespace
 
 size_t PinnedHostPool::ClassBytes(size_t bytes) {
@@ -30,7 +30,7 @@ PinnedHostPool::~PinnedHostPool() {
 }
 
 absl::StatusOr<void*> PinnedHostPool::Allocate(size_t bytes) {
-  if (bytes == 0) return static_cast<void*>(zero_size_sentinel);
+  if (bytes == 0) return static_cast<void*>(pinned_zero_sentinel);
   const size_t cls = ClassBytes(bytes);
   const int idx = ClassIndex(cls);
   base::MutexLock lock(&mu_);
@@ -64,7 +64,7 @@ absl::StatusOr<void*> PinnedHostPool::Allocate(size_t bytes) {
 }
 
 void PinnedHostPool::Deallocate(void* ptr, size_t bytes) {
-  if (ptr == nullptr || ptr == zero_size_sentinel) return;
+  if (ptr == nullptr || ptr == pinned_zero_sentinel) return;
   const size_t cls = ClassBytes(bytes);
   base::MutexLock lock(&mu_);
   in_use_ -= static_cast<int64_t>(cls);
