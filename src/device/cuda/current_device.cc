@@ -7,10 +7,9 @@
 namespace eagervm::device::cuda {
 
 absl::Status SetCurrentDevice(int device) {
-  thread_local int current = -1;
-  if (current == device) return absl::OkStatus();
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device) return absl::OkStatus();
   EAGERVM_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
-  current = device;
   return absl::OkStatus();
 }
 

@@ -1,6 +1,9 @@
-// The calling thread's current CUDA device, cached: the scheduler thread
-// launches for every device, and cudaSetDevice on each launch would add a
-// driver call per op.
+// Makes a device current on a VM-owned thread (the scheduler, before it
+// launches for a stream). Not cached: the current device is read back each
+// time (cudaGetDevice reads runtime thread state, no driver call), so a user
+// callback or library that changes the device on a VM thread cannot make a
+// later launch land on the wrong device. User threads use ScopedDevice,
+// which restores the caller's device.
 #ifndef EAGERVM_DEVICE_CUDA_CURRENT_DEVICE_H_
 #define EAGERVM_DEVICE_CUDA_CURRENT_DEVICE_H_
 
@@ -8,9 +11,7 @@
 
 namespace eagervm::device::cuda {
 
-// Makes `device` current on this thread (no driver call if it already is,
-// as far as eagervm set it). Code that changes the device behind eagervm's
-// back on a VM thread must restore it.
+// Makes `device` current on this thread (cudaSetDevice only if it is not).
 absl::Status SetCurrentDevice(int device);
 
 }  // namespace eagervm::device::cuda
