@@ -5,7 +5,6 @@
 
 #include "base/str_cat.h"
 #include "device/cuda/cuda_status.h"
-#include "device/cuda/current_device.h"
 #include "device/cuda/event_poller.h"
 #include "device/cuda/scoped_device.h"
 #include "vm/access_blob_policy.h"
@@ -94,8 +93,11 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
   // launchers read it back with cudaGetLastError(), so clear it first. A
   // sticky device error survives this and keeps failing every call.
   (void)cudaGetLastError();
-  absl::Status s = SetCurrentDevice(device_.index());
-  if (!s.ok()) ReportError(s);
+  // The stream's device for the launches, and the thread's own device back
+  // afterwards: Run() is on the scheduler thread, but on the submitting user
+  // thread in synchronous mode. (One cudaGetDevice when it is current.)
+  ScopedDevice on(device_.index());
+  if (!on.status().ok()) ReportError(on.status());
   ScopedFreeStream free_here(device_.index(), stream_.get());
   WaitOnDevice(instr);
   instr->policy_word = launched_seq_.fetch_add(1, std::memory_order_acq_rel) + 1;

@@ -52,6 +52,7 @@
 #include "device/cuda/pinned_host_pool.h"
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/error_record.h"
 #include "vm/stream_policy.h"
 
 namespace eagervm::vm {
