@@ -61,12 +61,16 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
       // host); this stream's own queue is waited for here, on the scheduler
       // thread: the price of a read-modify-write of device memory from the
       // host. A tensor nothing wrote yet skips it (there are no bytes).
-      cudaError_t e = cudaMemcpyAsync(*staging, data, n, cudaMemcpyDeviceToHost, stream_.get());
-      if (e == cudaSuccess) e = cudaStreamSynchronize(stream_.get());
-      if (e != cudaSuccess) {
+      absl::Status s = CudaStatus(
+          cudaMemcpyAsync(*staging, data, n, cudaMemcpyDeviceToHost, stream_.get()),
+          "AccessBlobByCallback(write): cudaMemcpyAsync(device to host)");
+      if (s.ok()) {
+        s = CudaStatus(cudaStreamSynchronize(stream_.get()),
+                       "AccessBlobByCallback(write): cudaStreamSynchronize");
+        if (!s.ok()) NoteDeviceError(s);  // a fault of earlier work
+      }
+      if (!s.ok()) {
         pinned_->Deallocate(*staging, n);
-        absl::Status s = CudaStatus(e, "AccessBlobByCallback(write): reading the tensor");
-        NoteDeviceError(s);
         access->Deliver(MakeError(std::move(s)), nullptr, 0);
         return;
       }
