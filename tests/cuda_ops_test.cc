@@ -288,7 +288,9 @@ TEST_F(CudaOps, AccessBlobByCallbackWriteSeesTheTensorsBytes) {
         AccessMode::kWrite);
   });
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_EQ(*x.ToVector<float>(), (std::vector<float>{11, 21, 3, 4}));
+  absl::StatusOr<std::vector<float>> after = x.ToVector<float>();
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(*after, (std::vector<float>{11, 21, 3, 4}));
   EXPECT_EQ(seen, v);
   // A tensor nothing wrote yet: the callback fills it.
   Tensor e = Empty({3}, DType::kInt32, kGpu);
@@ -302,7 +304,9 @@ TEST_F(CudaOps, AccessBlobByCallbackWriteSeesTheTensorsBytes) {
         AccessMode::kWrite);
   });
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_EQ(*e.ToVector<int32_t>(), (std::vector<int32_t>{7, 8, 9}));
+  absl::StatusOr<std::vector<int32_t>> filled = e.ToVector<int32_t>();
+  ASSERT_TRUE(filled.ok()) << filled.status();
+  EXPECT_EQ(*filled, (std::vector<int32_t>{7, 8, 9}));
 }
 
 // L4 on a CUDA tensor: rejected on this thread (Empty tensors: no memory).
@@ -335,7 +339,9 @@ TEST_F(CudaOps, TensorsOverTwoToThe31Elements) {
 TEST_F(CudaOps, PinnedPoolsAreCountedAndTrimmed) {
   constexpr int64_t kFloats = (64 << 20) / 4;
   Tensor g = Full({kFloats}, 1.0f, DType::kFloat32, kGpu);
-  ASSERT_EQ(g.ToVector<float>()->size(), static_cast<size_t>(kFloats));  // a 64 MiB staging block
+  absl::StatusOr<std::vector<float>> v = g.ToVector<float>();  // a 64 MiB staging block
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(v->size(), static_cast<size_t>(kFloats));
   ASSERT_TRUE(Sync().ok());
   auto cpu_reserved = [] {
     int64_t r = 0;

@@ -61,9 +61,9 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
       // host); this stream's own queue is waited for here, on the scheduler
       // thread: the price of a read-modify-write of device memory from the
       // host. A tensor nothing wrote yet skips it (there are no bytes).
-      absl::Status s = CudaStatus(
-          cudaMemcpyAsync(*staging, data, n, cudaMemcpyDeviceToHost, stream_.get()),
-          "AccessBlobByCallback(write): cudaMemcpyAsync(device to host)");
+      absl::Status s =
+          CudaStatus(cudaMemcpyAsync(*staging, data, n, cudaMemcpyDeviceToHost, stream_.get()),
+                     "AccessBlobByCallback(write): cudaMemcpyAsync(device to host)");
       if (s.ok()) {
         s = CudaStatus(cudaStreamSynchronize(stream_.get()),
                        "AccessBlobByCallback(write): cudaStreamSynchronize");
