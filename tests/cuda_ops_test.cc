@@ -276,7 +276,7 @@ TEST_F(CudaOps, AccessBlobByCallbackWriteSeesTheTensorsBytes) {
   std::vector<float> v = {1, 2, 3, 4};
   Tensor x = FromVector<float>(absl::MakeConstSpan(v), {4}, kGpu);
   std::vector<float> seen;
-  absl::Status s = PhysicalRun([&](InstructionsBuilder* b) -> absl::Status {
+  absl::Status s = vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
     return b->AccessBlobByCallback(
         x,
         [&](void* data, size_t bytes) {
@@ -285,7 +285,7 @@ TEST_F(CudaOps, AccessBlobByCallbackWriteSeesTheTensorsBytes) {
           f[0] = f[0] * 10 + 1;  // only the first two elements change
           f[1] = f[1] * 10 + 1;
         },
-        AccessMode::kWrite);
+        vm::AccessMode::kWrite);
   });
   ASSERT_TRUE(s.ok()) << s;
   absl::StatusOr<std::vector<float>> after = x.ToVector<float>();
@@ -294,14 +294,14 @@ TEST_F(CudaOps, AccessBlobByCallbackWriteSeesTheTensorsBytes) {
   EXPECT_EQ(seen, v);
   // A tensor nothing wrote yet: the callback fills it.
   Tensor e = Empty({3}, DType::kInt32, kGpu);
-  s = PhysicalRun([&](InstructionsBuilder* b) -> absl::Status {
+  s = vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
     return b->AccessBlobByCallback(
         e,
         [](void* data, size_t) {
           int32_t* p = static_cast<int32_t*>(data);
           p[0] = 7, p[1] = 8, p[2] = 9;
         },
-        AccessMode::kWrite);
+        vm::AccessMode::kWrite);
   });
   ASSERT_TRUE(s.ok()) << s;
   absl::StatusOr<std::vector<int32_t>> filled = e.ToVector<int32_t>();
