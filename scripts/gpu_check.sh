@@ -54,6 +54,7 @@ step "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2 |
   tee -a "$logs/check.log"
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+command -v compute-sanitizer >/dev/null || export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer
 nvcc --version 2>&1 | tail -1
 for tool in cmake ninja nvcc c++; do command -v $tool >/dev/null || echo "missing tool: $tool"; done
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -138,7 +139,7 @@ for t in $tests; do
   [ $rc -eq 124 ] || [ $rc -eq 137 ] && note="TIMEOUT after ${l}s"
   row "$t" "$ok" "$bad" "$skip" "$note"
 done
-grep -h -B1 -A6 "Failure" "$logs"/cuda_*_test.log 2>/dev/null | head -60
+grep -h -A6 ': Failure$' "$logs"/cuda_*_test.log 2>/dev/null | head -60
 # Skips mean no GPU was seen: say so plainly, it is not a pass. (The
 # no-device tests skip on purpose when there is a GPU.)
 grep -h '^\[  SKIPPED \] .*ms)' "$logs"/cuda_*_test.log 2>/dev/null | grep -qv NoCudaDevice &&
@@ -172,7 +173,7 @@ fi
 bench_rc=0
 benches=()
 if [ ! -x "$bin/bench/cuda_vm_bench" ]; then
-  row "cuda_vm_bench" "-" "-" "-" "not built (no Google Benchmark)"
+  row "cuda_vm_bench" "-" "-" "-" "not found in $bin/bench (built without Google Benchmark?)"
 elif [ "$(left)" -lt 60 ]; then
   row "cuda_vm_bench" "-" "-" "-" "skipped: past the time budget at $(elapsed)s"
 else
