@@ -1,30 +1,63 @@
 #!/usr/bin/env bash
-# One prepared command for a GPU machine (the lent H200: sm_90, 16 cores, no
-# network): configures eagervm with the CUDA backend, builds the CUDA tests
-# and benchmark with every core, runs them, and prints a short table.
-# Finishes in a few minutes; each step has its own time limit.
+# One prepared command for a GPU machine (the lent H200: sm_90, 16 cores,
+# CUDA 13, no network). Runs every CUDA test binary (60 s each), a short
+# compute-sanitizer pass and the CUDA benchmark, then prints ONE table:
+# tests passed/failed/skipped per binary and each benchmark ratio.
 #
-# Usage: scripts/gpu_check.sh [build-dir]       (default build-gpu)
-# Logs go to $OUT when it is set (the device tool brings that folder back),
-# else to the build directory.
+# Worst case <= 8 minutes in total: every step's limit is cut to what is left
+# of a global budget (EAGERVM_GPU_BUDGET_S, default 450 s), so a hanging test
+# costs at most 60 s and the later steps are skipped (and say so) rather than
+# overrunning. The order puts what teaches the most first: tests, then the
+# sanitizer, then the benchmark.
+#
+# Usage: scripts/gpu_check.sh [-b build-dir] [-p prebuilt-dir] [log-dir]
+#   log-dir      full logs; default $EAGERVM_GPU_LOGS, else $OUT (the device
+#                tool brings $OUT back), else <build-dir>/gpu-logs
+#   -p DIR       binaries built elsewhere (scripts/gpu_pack.sh: DIR/tests/
+#                cuda_*_test, DIR/bench/cuda_vm_bench); default .gpubin if it
+#                exists. Used when they start here; else the script builds.
+#   -b DIR       build directory for building here (default build-gpu)
 #
 # Dependencies: whatever the machine has; for the rest, Debian packages
-# carried in .gpudeps/ (fetched beforehand by scripts/gpu_deps.sh) are
-# unpacked into /tmp/evm-deps -- never into /, and nothing is installed.
+# carried in .gpudeps/ (scripts/gpu_deps.sh) are unpacked into /tmp/evm-deps
+# -- never into /, and nothing is installed. docs/cuda.md has the commands.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-dir="${1:-build-gpu}"
-logs="${OUT:-$dir}"
-mkdir -p "$dir" "$logs"
+dir=build-gpu
+prebuilt=""
+[ -d .gpubin ] && prebuilt=.gpubin
+while getopts "b:p:" opt; do
+  case $opt in
+    b) dir=$OPTARG ;;
+    p) prebuilt=$OPTARG ;;
+    *) echo "usage: $0 [-b build-dir] [-p prebuilt-dir] [log-dir]"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+logs="${1:-${EAGERVM_GPU_LOGS:-${OUT:-$dir/gpu-logs}}}"
+mkdir -p "$logs"
+budget=${EAGERVM_GPU_BUDGET_S:-450}
 t_start=$(date +%s)
-elapsed() { echo $(( $(date +%s) - t_start )); }
-step() { echo "== [$(elapsed)s] $*"; }
+elapsed() { echo $(($(date +%s) - t_start)); }
+left() { echo $((budget - $(elapsed))); }
+# limit WANT: WANT seconds, or what is left of the budget if less (>= 0).
+limit() {
+  local l
+  l=$(left)
+  [ "$l" -lt "$1" ] && echo $((l > 0 ? l : 0)) || echo "$1"
+}
+step() { echo "== [$(elapsed)s] $*" | tee -a "$logs/check.log"; }
+table=()  # rows of the final table
+row() { table+=("$(printf '| %s | %s | %s | %s | %s |' "$@")"); }
 
 step "machine"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2 |
+  tee -a "$logs/check.log"
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-nvcc --version | tail -1
+command -v compute-sanitizer >/dev/null || export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer
+nvcc --version 2>&1 | tail -1
 for tool in cmake ninja nvcc c++; do command -v $tool >/dev/null || echo "missing tool: $tool"; done
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DEAGERVM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
             -DEAGERVM_BUILD_EXAMPLES=OFF -DEAGERVM_INSTALL=OFF)
@@ -38,64 +71,133 @@ if ls .gpudeps/*.deb >/dev/null 2>&1; then
   done
   lib="$deps/usr/lib/x86_64-linux-gnu"
   export CMAKE_PREFIX_PATH="$deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-  export LD_LIBRARY_PATH="$lib:$lib/openblas-pthread${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$lib:$lib/openblas-pthread:$LD_LIBRARY_PATH"
   blas="$lib/openblas-pthread/libopenblas.so"
   [ -e "$blas" ] || blas=$(ls "$lib"/openblas-pthread/libopenblas.so* 2>/dev/null | head -1)
   cmake_args+=(-DBLAS_LIBRARIES="$blas"
                "-DCMAKE_CXX_FLAGS=-isystem $deps/usr/include/x86_64-linux-gnu/openblas-pthread -isystem $deps/usr/include")
 fi
 
-step "configure"
-if ! timeout 180 cmake -S . -B "$dir" "${cmake_args[@]}" -DEAGERVM_BUILD_BENCHMARKS=ON >"$logs/configure.log" 2>&1; then
-  echo "configure with benchmarks failed (Google Benchmark missing?); retrying without"
-  tail -5 "$logs/configure.log"
-  timeout 180 cmake -S . -B "$dir" "${cmake_args[@]}" -DEAGERVM_BUILD_BENCHMARKS=OFF >"$logs/configure.log" 2>&1 \
-    || { tail -30 "$logs/configure.log"; echo "FAILED: configure"; exit 1; }
+tests=$(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//')
+# Prebuilt binaries: use them if every test binary exists and starts (lists
+# its tests) here; a missing library or a wrong architecture shows at once.
+bin=""
+if [ -n "$prebuilt" ]; then
+  step "checking prebuilt binaries in $prebuilt"
+  bin=$prebuilt
+  for t in $tests; do
+    if ! timeout "$(limit 10)" "$prebuilt/tests/$t" --gtest_list_tests >>"$logs/prebuilt.log" 2>&1; then
+      echo "prebuilt $t does not start (see prebuilt.log): building here"
+      tail -3 "$logs/prebuilt.log"
+      bin=""
+      break
+    fi
+  done
 fi
-grep "eagervm:" "$logs/configure.log"
-
-step "build"
-targets=$(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//' | tr '\n' ' ')
-if grep -q "cuda_vm_bench" "$dir/build.ninja" 2>/dev/null; then targets="$targets cuda_vm_bench"; fi
-# shellcheck disable=SC2086
-if ! timeout 420 cmake --build "$dir" -j "$(nproc)" --target $targets >"$logs/build.log" 2>&1; then
-  grep -E "error|FAILED" -A3 "$logs/build.log" | head -40
-  echo "FAILED: build"
-  exit 1
+if [ -z "$bin" ]; then
+  step "configure"
+  if ! timeout "$(limit 120)" cmake -S . -B "$dir" "${cmake_args[@]}" -DEAGERVM_BUILD_BENCHMARKS=ON \
+      >"$logs/configure.log" 2>&1; then
+    echo "configure with benchmarks failed (Google Benchmark missing?); retrying without"
+    tail -5 "$logs/configure.log"
+    timeout "$(limit 90)" cmake -S . -B "$dir" "${cmake_args[@]}" -DEAGERVM_BUILD_BENCHMARKS=OFF \
+      >"$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; echo "FAILED: configure"; exit 1; }
+  fi
+  grep "eagervm:" "$logs/configure.log"
+  step "build"
+  targets="$tests"
+  grep -q "cuda_vm_bench" "$dir/build.ninja" 2>/dev/null && targets="$targets cuda_vm_bench"
+  # shellcheck disable=SC2086
+  if ! timeout "$(limit 300)" cmake --build "$dir" -j "$(nproc)" --target $targets \
+      >"$logs/build.log" 2>&1; then
+    grep -E "error|FAILED" -A3 "$logs/build.log" | head -40
+    echo "FAILED: build (or out of time at $(elapsed)s)"
+    exit 1
+  fi
+  bin=$dir
 fi
 
-step "CUDA tests"
+step "CUDA tests (60 s each)"
 : >"$logs/tests.log"
 test_rc=0
-printf "| test | passed | failed | skipped |\n|---|---:|---:|---:|\n"
-for t in $(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//'); do
-  echo "=== $t" >>"$logs/tests.log"
-  timeout 180 "$dir/tests/$t" >"$logs/.t.log" 2>&1
+for t in $tests; do
+  l=$(limit 60)
+  if [ "$l" -lt 5 ]; then
+    row "$t" "-" "-" "-" "not run: out of time"
+    test_rc=1
+    continue
+  fi
+  echo "=== $t (limit ${l}s)" >>"$logs/tests.log"
+  timeout -k 5 "$l" "$bin/tests/$t" >"$logs/$t.log" 2>&1
   rc=$?
-  cat "$logs/.t.log" >>"$logs/tests.log"
-  [ $rc -ne 0 ] && test_rc=$rc
-  ok=$(grep -c '^\[       OK \] .*ms)' "$logs/.t.log")
-  bad=$(grep -c '^\[  FAILED  \] .*ms)' "$logs/.t.log")
-  skip=$(grep -c '^\[  SKIPPED \] .*ms)' "$logs/.t.log")
-  [ $rc -ne 0 ] && [ "$bad" -eq 0 ] && bad="rc=$rc"
-  printf "| %s | %s | %s | %s |\n" "$t" "$ok" "$bad" "$skip"
+  cat "$logs/$t.log" >>"$logs/tests.log"
+  ok=$(grep -c '^\[       OK \] .*ms)' "$logs/$t.log")
+  bad=$(grep -c '^\[  FAILED  \] .*ms)' "$logs/$t.log")
+  skip=$(grep -c '^\[  SKIPPED \] .*ms)' "$logs/$t.log")
+  note=""
+  [ $rc -ne 0 ] && test_rc=1 && note="rc=$rc"
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && note="TIMEOUT after ${l}s"
+  row "$t" "$ok" "$bad" "$skip" "$note"
 done
-rm -f "$logs/.t.log"
-grep -B1 -A6 "Failure" "$logs/tests.log" | head -60
+grep -h -A6 ': Failure$' "$logs"/cuda_*_test.log 2>/dev/null | head -60
 # Skips mean no GPU was seen: say so plainly, it is not a pass. (The
 # no-device tests skip on purpose when there is a GPU.)
-grep '^\[  SKIPPED \] .*ms)' "$logs/tests.log" | grep -qv NoCudaDevice &&
+grep -h '^\[  SKIPPED \] .*ms)' "$logs"/cuda_*_test.log 2>/dev/null | grep -qv NoCudaDevice &&
   echo "WARNING: CUDA tests were SKIPPED (no GPU seen?)"
 
-bench_rc=0
-if [ -x "$dir/bench/cuda_vm_bench" ]; then
-  step "GPU benchmarks"
-  timeout 180 "$dir/bench/cuda_vm_bench" >"$logs/bench.log" 2>&1
-  bench_rc=$?
-  cat "$logs/bench.log"
+# compute-sanitizer (memcheck) on the small kernel tests: out-of-bounds and
+# misaligned accesses, and racecheck on the tiled kernels.
+san_rc=0
+if command -v compute-sanitizer >/dev/null; then
+  filter='CudaOps.*:-CudaOps.TensorsOverTwoToThe31Elements:CudaOps.TransposeOfMoreThanTwoMillionRows'
+  for tool in memcheck racecheck; do
+    l=$(limit 60)
+    if [ "$l" -lt 20 ]; then row "compute-sanitizer $tool" "-" "-" "-" "not run: out of time"; continue; fi
+    step "compute-sanitizer --tool $tool cuda_ops_test (${l}s)"
+    f=$filter
+    [ $tool = racecheck ] && f='CudaOps.MatMulAndTranspose:CudaOps.ReductionsOverMoreThan65535Rows'
+    timeout -k 5 "$l" compute-sanitizer --tool $tool --error-exitcode 9 \
+      "$bin/tests/cuda_ops_test" --gtest_filter="$f" >"$logs/sanitizer-$tool.log" 2>&1
+    rc=$?
+    errs=$(grep -cE '^========= (Invalid|Race|Error|.*hazard)' "$logs/sanitizer-$tool.log")
+    note="rc=$rc"
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && note="TIMEOUT"
+    [ $rc -ne 0 ] && san_rc=1
+    row "compute-sanitizer $tool" "$(grep -c '^\[       OK \] .*ms)' "$logs/sanitizer-$tool.log")" \
+      "$(grep -c '^\[  FAILED  \] .*ms)' "$logs/sanitizer-$tool.log")" "-" "$note, $errs reports"
+  done
 else
-  echo "cuda_vm_bench not built (no Google Benchmark): no numbers"
+  row "compute-sanitizer" "-" "-" "-" "skipped: not installed"
 fi
 
-step "done: tests rc=$test_rc bench rc=$bench_rc in $(elapsed)s"
-[ $test_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+bench_rc=0
+benches=()
+if [ ! -x "$bin/bench/cuda_vm_bench" ]; then
+  row "cuda_vm_bench" "-" "-" "-" "not found in $bin/bench (built without Google Benchmark?)"
+elif [ "$(left)" -lt 60 ]; then
+  row "cuda_vm_bench" "-" "-" "-" "skipped: past the time budget at $(elapsed)s"
+else
+  l=$(limit 120)
+  step "GPU benchmarks (${l}s)"
+  timeout -k 5 "$l" "$bin/bench/cuda_vm_bench" >"$logs/bench.log" 2>&1
+  bench_rc=$?
+  # The benchmark's own table: | case | eagervm | raw CUDA | unit | ratio | goal |
+  while IFS= read -r line; do benches+=("$line"); done \
+    < <(grep -E '^\| .*\| [0-9.]+x \|' "$logs/bench.log")
+  [ $bench_rc -ne 0 ] && row "cuda_vm_bench" "-" "-" "-" "rc=$bench_rc (see bench.log)"
+fi
+
+step "done in $(elapsed)s (budget ${budget}s); logs in $logs"
+{
+  echo
+  echo "| binary | passed | failed | skipped | note |"
+  echo "|---|---:|---:|---:|---|"
+  printf '%s\n' "${table[@]}"
+  if [ ${#benches[@]} -gt 0 ]; then
+    echo
+    echo "| case | eagervm | raw CUDA | unit | ratio | goal |"
+    echo "|---|---:|---:|---|---:|---|"
+    printf '%s\n' "${benches[@]}"
+  fi
+} | tee "$logs/summary.md"
+[ $test_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -245,6 +245,117 @@ TEST_F(CudaOps, MatMulAndTranspose) {
   }
 }
 
+// C4: more row tiles than gridDim.y allows (65535 x 32 = 2,097,120 rows).
+TEST_F(CudaOps, TransposeOfMoreThanTwoMillionRows) {
+  for (Shape s : {Shape{3'000'000, 2}, Shape{2, 3'000'000}}) {
+    Differential<float>([](const std::vector<Tensor>& in) { return ops::Transpose(in[0]); },
+                        {Host(RandomValues<float>(s.numel(), rng_), s)}, 0);
+  }
+  Shape b{3'000'000, 2};
+  Differential<bool>([](const std::vector<Tensor>& in) { return ops::Transpose(in[0]); },
+                     {Host(RandomValues<bool>(b.numel(), rng_), b)});
+}
+
+// Row counts past gridDim.y (65535), one long row past the chunk cap, and a
+// tall column sum (one thread per output): exact integer sums.
+TEST_F(CudaOps, ReductionsOverMoreThan65535Rows) {
+  auto sum = [](int axis) {
+    return [axis](const std::vector<Tensor>& in) { return ops::Sum(in[0], axis); };
+  };
+  Shape wide{70'000, 8}, tall{1'000'000, 3}, line{5'000'000};
+  Differential<int32_t>(sum(1), {Host(RandomValues<int32_t>(wide.numel(), rng_, -9, 9), wide)});
+  Differential<int32_t>(sum(0), {Host(RandomValues<int32_t>(tall.numel(), rng_, -9, 9), tall)});
+  Differential<int32_t>(sum(0), {Host(RandomValues<int32_t>(line.numel(), rng_, -9, 9), line)});
+  Differential<float>([](const std::vector<Tensor>& in) { return ops::Max(in[0], 1); },
+                      {Host(RandomValues<float>(wide.numel(), rng_), wide)}, 0);
+}
+
+// L1: a write callback on a CUDA tensor sees the tensor's bytes (as on the
+// CPU): a read-modify-write of part of the buffer keeps the rest.
+TEST_F(CudaOps, AccessBlobByCallbackWriteSeesTheTensorsBytes) {
+  std::vector<float> v = {1, 2, 3, 4};
+  Tensor x = FromVector<float>(absl::MakeConstSpan(v), {4}, kGpu);
+  std::vector<float> seen;
+  absl::Status s = vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
+    return b->AccessBlobByCallback(
+        x,
+        [&](void* data, size_t bytes) {
+          float* f = static_cast<float*>(data);
+          seen.assign(f, f + bytes / sizeof(float));
+          f[0] = f[0] * 10 + 1;  // only the first two elements change
+          f[1] = f[1] * 10 + 1;
+        },
+        vm::AccessMode::kWrite);
+  });
+  ASSERT_TRUE(s.ok()) << s;
+  absl::StatusOr<std::vector<float>> after = x.ToVector<float>();
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(*after, (std::vector<float>{11, 21, 3, 4}));
+  EXPECT_EQ(seen, v);
+  // A tensor nothing wrote yet: the callback fills it.
+  Tensor e = Empty({3}, DType::kInt32, kGpu);
+  s = vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
+    return b->AccessBlobByCallback(
+        e,
+        [](void* data, size_t) {
+          int32_t* p = static_cast<int32_t*>(data);
+          p[0] = 7, p[1] = 8, p[2] = 9;
+        },
+        vm::AccessMode::kWrite);
+  });
+  ASSERT_TRUE(s.ok()) << s;
+  absl::StatusOr<std::vector<int32_t>> filled = e.ToVector<int32_t>();
+  ASSERT_TRUE(filled.ok()) << filled.status();
+  EXPECT_EQ(*filled, (std::vector<int32_t>{7, 8, 9}));
+}
+
+// L4 on a CUDA tensor: rejected on this thread (Empty tensors: no memory).
+TEST_F(CudaOps, MatMulRejectsDimensionsOfTwoToThe31) {
+  const int64_t big = int64_t{1} << 31;
+  Tensor c =
+      ops::MatMul(Empty({1, big}, DType::kFloat32, kGpu), Empty({big, 1}, DType::kFloat32, kGpu));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << c.status();
+  EXPECT_NE(c.status().message().find("MatMul"), absl::string_view::npos) << c.status();
+}
+
+// More than 2^31 elements (int64 index math): 2 GiB of bool, 17 GiB of int64.
+TEST_F(CudaOps, TensorsOverTwoToThe31Elements) {
+  const int64_t n = (int64_t{1} << 31) + 64;
+  Tensor b = Full({n}, true, DType::kBool, kGpu);
+  ASSERT_TRUE(b.Wait().ok());
+  absl::StatusOr<bool> last = b.Slice(n - 1, n).Reshape({}).Item<bool>();
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_TRUE(*last);
+  absl::StatusOr<int64_t> total = ops::Sum(ops::Cast(b, DType::kInt64)).Item<int64_t>();
+  ASSERT_TRUE(total.ok()) << total.status();
+  EXPECT_EQ(*total, n);
+  b = Tensor();
+  ASSERT_TRUE(VirtualMachine::Get().EmptyCache().ok());
+}
+
+// The pinned staging pools show in GetStats() (as CPU memory) and
+// EmptyCache() returns them.
+TEST_F(CudaOps, PinnedPoolsAreCountedAndTrimmed) {
+  constexpr int64_t kFloats = (64 << 20) / 4;
+  Tensor g = Full({kFloats}, 1.0f, DType::kFloat32, kGpu);
+  absl::StatusOr<std::vector<float>> v = g.ToVector<float>();  // a 64 MiB staging block
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(v->size(), static_cast<size_t>(kFloats));
+  ASSERT_TRUE(Sync().ok());
+  auto cpu_reserved = [] {
+    int64_t r = 0;
+    for (const MemoryStats& m : VirtualMachine::Get().GetStats().memory) {
+      if (m.device == Device::Cpu()) r += m.bytes_reserved;
+    }
+    return r;
+  };
+  const int64_t before = cpu_reserved();
+  EXPECT_GE(before, int64_t{64} << 20);
+  ASSERT_TRUE(VirtualMachine::Get().EmptyCache().ok());
+  EXPECT_LT(cpu_reserved(), before);
+}
+
 TEST_F(CudaOps, CustomOpKernelGetsTheCudaStream) {
   ASSERT_TRUE(RegisterOp("TestCudaZeroLike",
                          [](const std::vector<TensorMeta>& in,

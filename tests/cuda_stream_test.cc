@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <thread>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "eagervm/eagervm.h"
 
 #ifdef EAGERVM_WITH_CUDA
+#include <cuda_runtime_api.h>
+
 #include "kernels/cuda/launchers.h"
 #endif
 
@@ -56,13 +59,202 @@ void RegisterSlowFill() {
   (void)once;
 }
 
+absl::Status FromCuda(int e) {
+#ifdef EAGERVM_WITH_CUDA
+  return e == cudaSuccess ? absl::OkStatus()
+                          : absl::InternalError(cudaGetErrorString(static_cast<cudaError_t>(e)));
+#else
+  return absl::UnimplementedError("built without CUDA");
+#endif
+}
+
+// The test ops of the review tests (issue 14), CUDA kernels only:
+//  TestSlowCopy(x) -> y: spins ~kSlowCycles, then y = x (a slow reader of x);
+//  TestFail(x) -> y: fails (y carries the error);
+//  TestTrap(x): a kernel that traps (a sticky device fault);
+//  TestFailingMemcpy(x) -> y: a cudaMemcpyAsync with a bad direction fails,
+//    leaving the thread's CUDA error set; the kernel reports it.
+void RegisterReviewOps() {
+  static const bool once = [] {
+    auto same = [](const std::vector<TensorMeta>& in,
+                   const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+      return std::vector<TensorMeta>{in.at(0)};
+    };
+    auto none = [](const std::vector<TensorMeta>&,
+                   const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+      return std::vector<TensorMeta>{};
+    };
+    (void)RegisterOp("TestSlowCopy", same);
+    (void)RegisterKernel("TestSlowCopy", DeviceType::kCUDA, [](KernelContext& ctx) {
+#ifdef EAGERVM_WITH_CUDA
+      return FromCuda(kernels::cuda::LaunchSpinThenCopy(
+          ctx.output<float>(0), ctx.input<float>(0), ctx.input_meta(0).shape.numel(), kSlowCycles,
+          static_cast<cudaStream_t>(ctx.cuda_stream())));
+#else
+      return FromCuda(1);
+#endif
+    });
+    (void)RegisterOp("TestFail", same);
+    (void)RegisterKernel("TestFail", DeviceType::kCUDA, [](KernelContext&) {
+      return absl::InternalError("TestFail fails on purpose");
+    });
+    OpOptions mutating;
+    mutating.mutated_inputs = {0};
+    (void)RegisterOp("TestTrap", none, mutating);
+    (void)RegisterKernel("TestTrap", DeviceType::kCUDA, [](KernelContext& ctx) {
+#ifdef EAGERVM_WITH_CUDA
+      return FromCuda(kernels::cuda::LaunchTrap(static_cast<cudaStream_t>(ctx.cuda_stream())));
+#else
+      return FromCuda(1);
+#endif
+    });
+    (void)RegisterOp("TestFailingMemcpy", same);
+    (void)RegisterKernel("TestFailingMemcpy", DeviceType::kCUDA, [](KernelContext& ctx) {
+#ifdef EAGERVM_WITH_CUDA
+      cudaError_t e =
+          cudaMemcpyAsync(ctx.raw_output(0), ctx.raw_input(0), 16, static_cast<cudaMemcpyKind>(77),
+                          static_cast<cudaStream_t>(ctx.cuda_stream()));
+      return e == cudaSuccess ? absl::InternalError("the bad cudaMemcpyAsync succeeded?")
+                              : FromCuda(e);
+#else
+      return FromCuda(1);
+#endif
+    });
+    return true;
+  }();
+  (void)once;
+}
+
 class CudaStreams : public ::testing::Test {
  protected:
   void SetUp() override {
     EAGERVM_REQUIRE_CUDA();
     RegisterSlowFill();
+    RegisterReviewOps();
   }
 };
+
+Tensor SlowCopy(const Tensor& x) {
+  absl::StatusOr<std::vector<Tensor>> out = ops::Call("TestSlowCopy", {x});
+  return out.ok() ? (*out)[0] : Tensor::Error(out.status());
+}
+
+void ExpectAll(const Tensor& t, float value) {
+  absl::StatusOr<std::vector<float>> v = t.ToVector<float>();
+  ASSERT_TRUE(v.ok()) << v.status();
+  for (size_t i = 0; i < v->size(); ++i) ASSERT_EQ((*v)[i], value) << "at " << i;
+}
+
+constexpr int64_t kN = 1 << 16;
+
+TEST_F(CudaStreams, WriteAfterReadAcrossStreamsWaitsForASlowReader) {
+  Tensor x = Full({kN}, 1.0f, DType::kFloat32, kGpu);  // stream 0
+  Tensor y;
+  {
+    StreamScope scope(Stream(kGpu, 1));
+    y = SlowCopy(x);  // reads x on stream 1 for ~0.2 s
+  }
+  ASSERT_TRUE(ops::FillInplace(x, 2).ok());  // stream 0 overwrites x: must wait for the reader
+  ExpectAll(y, 1.0f);
+  ExpectAll(x, 2.0f);
+}
+
+TEST_F(CudaStreams, DroppingATensorAnotherStreamStillReadsThenReusingItsMemory) {
+  Tensor x = Full({kN}, 1.0f, DType::kFloat32, kGpu);  // stream 0 allocates x
+  ASSERT_TRUE(x.Wait().ok());
+  Tensor y;
+  {
+    StreamScope scope(Stream(kGpu, 1));
+    y = SlowCopy(x);
+  }
+  x = Tensor();  // released on stream 0 while stream 1 still reads it
+  // Same size on the same stream: the pool hands back x's block if it may.
+  Tensor z = Full({kN}, 5.0f, DType::kFloat32, kGpu);
+  ExpectAll(y, 1.0f);
+  ExpectAll(z, 5.0f);
+}
+
+// C1: y's first write fails before allocating (a poisoned input), so y's
+// release goes to stream 0 while its memory comes from the H2D stream
+// (CopyInto from the CPU). A slow reader on stream 1, then drop y, then an
+// upload of the same size on the H2D stream: it must not overwrite y's block
+// before the reader is done.
+TEST_F(CudaStreams, FreeAfterAFailedFirstWriteIsOrderedAfterReadersOnOtherStreams) {
+  Tensor a = Full({kN}, 1.0f, DType::kFloat32, kGpu);
+  absl::StatusOr<std::vector<Tensor>> failed = ops::Call("TestFail", {a});
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  Tensor y = ops::AddScalar((*failed)[0], 1.0f);  // stream 0: skipped, y unallocated
+  EXPECT_FALSE(y.Wait().ok());
+  ASSERT_TRUE(ops::CopyInto(y, Full({kN}, 3.0f, DType::kFloat32)).ok());  // H2D allocates y
+  ASSERT_TRUE(y.Wait().ok()) << "a successful write heals y";
+  Tensor z;
+  {
+    StreamScope scope(Stream(kGpu, 1));
+    z = SlowCopy(y);
+  }
+  y = Tensor();
+  Tensor w = Full({kN}, 9.0f, DType::kFloat32).To(kGpu);  // H2D allocation of the same size
+  ExpectAll(z, 3.0f);
+  ExpectAll(w, 9.0f);
+  (void)Sync();
+}
+
+// L2: a failed non-launch CUDA call leaves the thread's error set; the next,
+// unrelated launch must not report it.
+TEST_F(CudaStreams, AFailedMemcpyDoesNotPoisonTheNextLaunch) {
+  Tensor x = Full({16}, 1.0f, DType::kFloat32, kGpu);
+  absl::StatusOr<std::vector<Tensor>> bad = ops::Call("TestFailingMemcpy", {x});
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_FALSE((*bad)[0].Wait().ok());
+  (void)Sync();  // reports the failure once
+  Tensor y = ops::AddScalar(Full({16}, 2.0f, DType::kFloat32, kGpu), 1.0f);
+  ExpectAll(y, 3.0f);
+  EXPECT_TRUE(Sync().ok());
+}
+
+// C5: after an asynchronous device fault every later sync point reports an
+// error, never OK with stale bytes. The fault kills the CUDA context, so it
+// runs in a child process (a death test re-runs this binary with only this
+// test), which exits 0 only if every check held (else the number of the
+// first failed check).
+int TrapThenCheckEverySyncPoint() {
+  Tensor x = Full({1024}, 1.0f, DType::kFloat32, kGpu);
+  Tensor cpu = Zeros({1024}, DType::kFloat32);
+  if (!x.Wait().ok() || !cpu.Wait().ok()) return 10;
+  Tensor victim = Zeros({16}, DType::kFloat32, kGpu);
+  if (!ops::Call("TestTrap", {victim}).ok()) return 11;
+  // Queued behind the trap on the same stream: the D2H copy never runs.
+  if (x.Slice(0, 1).Reshape({}).Item<float>().ok()) return 1;
+  if (x.ToVector<float>().ok()) return 2;
+  if (x.Wait().ok()) return 3;
+  absl::Status copy = ops::CopyInto(cpu, x);
+  if (copy.ok() && cpu.ToVector<float>().ok()) return 4;
+  if (Sync().ok()) return 5;
+  Tensor later = ops::AddScalar(x, 1.0f);  // new work after the fault fails too
+  if (Sync().ok()) return 6;
+  if (later.Wait().ok()) return 7;
+  return 0;
+}
+
+TEST_F(CudaStreams, AfterADeviceFaultEverySyncPointReportsAnError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(TrapThenCheckEverySyncPoint()), ::testing::ExitedWithCode(0), "");
+}
+
+// Exit (std::exit, so the atexit Shutdown drains) with CUDA work queued: the
+// process ends, with status 0, and does not hang.
+TEST_F(CudaStreams, ExitWithQueuedCudaWork) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Tensor x = Zeros({kN}, DType::kFloat32, kGpu);
+        (void)ops::Call("TestSlowFillInplace", {x}, {{"value", 1.0}});
+        for (int i = 0; i < 200; ++i) (void)ops::MulScalarInplace(x, 1.0f);
+        Tensor host = x.To(Device::Cpu());
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
 
 TEST_F(CudaStreams, ConsumerOnAnotherStreamWaitsForASlowProducerOnTheDevice) {
   Tensor x = Zeros({1 << 16}, DType::kFloat32, kGpu);  // stream 0

@@ -49,6 +49,12 @@ TEST(Env, ReadOnceAtVmCreationWarnsAndExplicitOptionsWin) {
   setenv("EAGERVM_SPIN_US", "fast", 1);        // unparsable
   setenv("EAGERVM_MAX_IN_FLIGHT", "4096", 1);  // valid, but Configure() wins
   VmOptions explicit_options;
+  // A negative device limit is an error, not "unlimited"; nothing changes.
+  explicit_options.cuda_memory_limit = -1;
+  absl::Status bad = VirtualMachine::Configure(explicit_options);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << bad;
+  EXPECT_NE(bad.message().find("cuda_memory_limit"), absl::string_view::npos) << bad;
+  explicit_options.cuda_memory_limit = 0;
   explicit_options.cpu_streams = 3;
   ASSERT_TRUE(VirtualMachine::Configure(explicit_options).ok());
   EXPECT_EQ(VirtualMachine::Get().options().cpu_streams, 3);

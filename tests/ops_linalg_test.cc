@@ -71,6 +71,29 @@ TYPED_TEST(MatMulTest, TransposeMatchesIndexSwap) {
   }
 }
 
+// BLAS (and cuBLAS) take int dimensions: >= 2^31 is rejected on the calling
+// thread with the op and the shapes named, before anything is queued (Empty
+// tensors: no memory is ever allocated). The check is the op's, the same for
+// every device (the CUDA kernel would otherwise narrow to int).
+TEST(MatMul, DimensionsOfTwoToThe31AreRejectedBeforeQueueing) {
+  const int64_t big = int64_t{1} << 31;
+  for (auto [a_shape, b_shape] :
+       {std::pair<Shape, Shape>{{1, big}, {big, 1}}, std::pair<Shape, Shape>{{big, 2}, {2, 1}},
+        std::pair<Shape, Shape>{{1, 2}, {2, big}}}) {
+    Tensor a = Empty(a_shape, DType::kFloat32), b = Empty(b_shape, DType::kFloat32);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_TRUE(Sync().ok());
+    const uint64_t received = VirtualMachine::Get().GetStats().received;
+    Tensor c = ops::MatMul(a, b);
+    ASSERT_FALSE(c.ok());
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << c.status();
+    EXPECT_NE(c.status().message().find("MatMul"), absl::string_view::npos) << c.status();
+    EXPECT_NE(c.status().message().find(std::to_string(big)), absl::string_view::npos)
+        << c.status();
+    EXPECT_EQ(VirtualMachine::Get().GetStats().received, received) << "nothing queued";
+  }
+}
+
 TEST(MatMul, TransposeOfBoolAndGradientIdentity) {
   Tensor b = Make<bool>({true, false, false, true, true, false}, {2, 3});
   EXPECT_EQ(Values<bool>(ops::Transpose(b)),

@@ -32,6 +32,10 @@ class StreamPolicy {
   virtual ~StreamPolicy() = default;
   virtual Device device() const = 0;
   virtual memory::Allocator* allocator() = 0;
+  // Host memory the stream caches for its own use (CUDA: the pinned staging
+  // pool), or nullptr. GetStats() counts it and EmptyCache() shrinks it.
+  // Any thread; lives as long as the policy.
+  virtual memory::Allocator* host_allocator() { return nullptr; }
   // True if instructions run inline on the scheduler thread at dispatch.
   virtual bool OnSchedulerThread() const = 0;
   // Runs the instruction's compute on the stream's thread and marks it done

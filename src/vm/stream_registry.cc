@@ -73,7 +73,10 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
 
 void StreamRegistry::ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const {
   base::MutexLock lock(&mu_);
-  for (const auto& s : owned_streams_) fn(s->allocator());
+  for (const auto& s : owned_streams_) {
+    fn(s->allocator());
+    if (memory::Allocator* h = s->policy()->host_allocator()) fn(h);
+  }
 }
 
 uint64_t StreamRegistry::WorkerWakeups() const {
@@ -86,7 +89,10 @@ uint64_t StreamRegistry::WorkerWakeups() const {
 std::vector<MemoryStats> StreamRegistry::MemoryByDevice() const {
   base::MutexLock lock(&mu_);
   std::vector<const memory::Allocator*> allocators;
-  for (const auto& st : owned_streams_) allocators.push_back(st->allocator());
+  for (const auto& st : owned_streams_) {
+    allocators.push_back(st->allocator());
+    if (const memory::Allocator* h = st->policy()->host_allocator()) allocators.push_back(h);
+  }
   return memory::StatsByDevice(allocators);
 }
 

@@ -36,6 +36,10 @@ absl::Status ValidateOptions(const VmOptions& o) {
   if (o.cpu_memory_limit < 0) {
     return absl::InvalidArgumentError("VmOptions::cpu_memory_limit must be >= 0 (0 = unlimited)");
   }
+  if (o.cuda_memory_limit < 0) {
+    return absl::InvalidArgumentError(base::Cat(
+        "VmOptions::cuda_memory_limit must be >= 0 (0 = unlimited), got ", o.cuda_memory_limit));
+  }
   if (o.oom_wait_ms < 0) return absl::InvalidArgumentError("VmOptions::oom_wait_ms must be >= 0");
   if (o.hang_timeout_ms < 0) {
     return absl::InvalidArgumentError("VmOptions::hang_timeout_ms must be >= 0 (0 = off)");

@@ -71,7 +71,7 @@ absl::Status CudaStreamPolicy::CopyAcrossDevices(vm::VmStream* stream, const vm:
       pinned()->Deallocate(*staging, c.bytes);
       return CudaStatus(e, "cudaMemcpyAsync(device to host)");
     }
-    CopyToHostWhenDone(dst, *staging, c.bytes);
+    CopyToHostWhenDone(dst_blob, dst, *staging, c.bytes);
     return absl::OkStatus();
   }
   // Device to device across GPUs (peer copy; staged by the driver if needed).

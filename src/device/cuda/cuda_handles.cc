@@ -1,8 +1,15 @@
 #include "device/cuda/cuda_handles.h"
 
+#include <atomic>
+
 #include "device/cuda/cuda_status.h"
 
 namespace eagervm::device::cuda {
+namespace {
+std::atomic<int64_t> events_created{0};
+}  // namespace
+
+int64_t CudaEventsCreated() { return events_created.load(std::memory_order_relaxed); }
 
 absl::StatusOr<CudaStream> CudaStream::Create() {
   cudaStream_t s = nullptr;
@@ -13,6 +20,7 @@ absl::StatusOr<CudaStream> CudaStream::Create() {
 absl::StatusOr<CudaEvent> CudaEvent::Create() {
   cudaEvent_t e = nullptr;
   EAGERVM_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  events_created.fetch_add(1, std::memory_order_relaxed);
   return CudaEvent(e);
 }
 

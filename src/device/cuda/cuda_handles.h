@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -69,6 +70,10 @@ class CudaEvent {
   }
   cudaEvent_t e_ = nullptr;
 };
+
+// Events CudaEvent::Create() made so far in this process (any thread). For
+// tests: a steady workload must not keep creating events.
+int64_t CudaEventsCreated();
 
 }  // namespace eagervm::device::cuda
 

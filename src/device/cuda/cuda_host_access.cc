@@ -20,7 +20,10 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
     access->Deliver(blob->error(), nullptr, 0);
     return;
   }
-  if (!blob->allocated()) {
+  // Storage that exists holds the tensor's bytes (a write access allocates
+  // it only for a tensor nothing wrote yet).
+  const bool holds_bytes = blob->allocated();
+  if (!holds_bytes) {
     if (!access->write()) {
       access->Deliver(
           MakeError(absl::FailedPreconditionError(
@@ -40,7 +43,7 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
   if (blob->device().is_cpu() || n == 0) {
     // Host memory written by earlier work of this stream (a D2H copy), or a
     // Wait(): hand it over once that work has completed.
-    deferred_.push_back(Deferred{Deferred::Kind::kDeliver, instr->policy_word, access,
+    deferred_.push_back(Deferred{Deferred::Kind::kDeliver, instr->policy_word, access, nullptr,
                                  blob->device().is_cpu() ? data : nullptr, nullptr, n});
     RecordEvent();
     return;
@@ -51,6 +54,27 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
     return;
   }
   if (access->write()) {
+    if (holds_bytes) {
+      // The callback gets the tensor's bytes, as on the CPU (it may read
+      // them, or write only part of the buffer). Earlier writers on other
+      // streams completed already (a host access waits for them on the
+      // host); this stream's own queue is waited for here, on the scheduler
+      // thread: the price of a read-modify-write of device memory from the
+      // host. A tensor nothing wrote yet skips it (there are no bytes).
+      absl::Status s =
+          CudaStatus(cudaMemcpyAsync(*staging, data, n, cudaMemcpyDeviceToHost, stream_.get()),
+                     "AccessBlobByCallback(write): cudaMemcpyAsync(device to host)");
+      if (s.ok()) {
+        s = CudaStatus(cudaStreamSynchronize(stream_.get()),
+                       "AccessBlobByCallback(write): cudaStreamSynchronize");
+        if (!s.ok()) NoteDeviceError(s);  // a fault of earlier work
+      }
+      if (!s.ok()) {
+        pinned_->Deallocate(*staging, n);
+        access->Deliver(MakeError(std::move(s)), nullptr, 0);
+        return;
+      }
+    }
     // The host fills the staging block now; the upload is stream-ordered and
     // the block is reused only after it completed (PinnedHostPool).
     access->Deliver(nullptr, *staging, n);
@@ -69,8 +93,8 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
     access->Deliver(MakeError(CudaStatus(e, "cudaMemcpyAsync(device to host)")), nullptr, 0);
     return;
   }
-  deferred_.push_back(
-      Deferred{Deferred::Kind::kDeliverStaging, instr->policy_word, access, nullptr, *staging, n});
+  deferred_.push_back(Deferred{Deferred::Kind::kDeliverStaging, instr->policy_word, access, nullptr,
+                               nullptr, *staging, n});
   RecordEvent();
 }
 

@@ -8,6 +8,12 @@ namespace eagervm::device::cuda {
 
 absl::Status CudaStatus(cudaError_t error, std::string_view what) {
   if (error == cudaSuccess) return absl::OkStatus();
+  // A failed call leaves the per-thread "last error" set, and every launcher
+  // reads it back with cudaGetLastError(): clear it here, where the failure
+  // becomes this call's status, so it cannot poison the next, innocent
+  // launch (a sticky device error is not cleared by this: it keeps failing
+  // every later call, as it should).
+  (void)cudaGetLastError();
   std::string msg =
       base::Cat(what, ": ", cudaGetErrorName(error), " (", cudaGetErrorString(error), ")");
   switch (error) {

@@ -14,7 +14,9 @@ namespace eagervm::device::cuda {
 
 // OK for cudaSuccess. Out-of-memory maps to ResourceExhausted, a missing
 // driver or device to FailedPrecondition, bad arguments to InvalidArgument,
-// everything else (launch failures, sticky errors) to Internal.
+// everything else (launch failures, sticky errors) to Internal. A failure
+// also clears the thread's pending CUDA error (cudaGetLastError), so that a
+// later launch on this thread reports only its own error.
 absl::Status CudaStatus(cudaError_t error, std::string_view what);
 
 // The same mapping for cublasStatus_t (passed as int to keep cuBLAS headers

@@ -5,9 +5,10 @@
 
 #include "base/str_cat.h"
 #include "device/cuda/cuda_status.h"
-#include "device/cuda/current_device.h"
 #include "device/cuda/event_poller.h"
+#include "device/cuda/scoped_device.h"
 #include "vm/access_blob_policy.h"
+#include "vm/blob_object.h"
 #include "vm/instruction.h"
 #include "vm/release_tensor_policy.h"
 #include "vm/vm_context.h"
@@ -38,8 +39,10 @@ absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(Strea
                                                                            EventPoller* poller) {
   const VmOptions& options = context->options();
   const int dev = stream.device().index();
-  absl::Status s = SetCurrentDevice(dev);
-  if (!s.ok()) return s;
+  // Runs on the user thread that first submitted to the stream: the stream
+  // is created on its device, and the user's current device is restored.
+  ScopedDevice on(dev);
+  if (!on.status().ok()) return on.status();
   absl::StatusOr<DeviceMemory*> memory = DeviceMemory::Get(dev, options.cuda_memory_limit);
   if (!memory.ok()) return memory.status();
   absl::StatusOr<CudaStream> cs = CudaStream::Create();
@@ -59,7 +62,8 @@ CudaStreamPolicy::CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStrea
       context_(context),
       poller_(poller),
       allocator_(std::make_unique<CudaStreamAllocator>(memory, stream_.get())),
-      pinned_(std::make_unique<PinnedHostPool>(&launched_seq_, &completed_seq_)) {}
+      pinned_(std::make_unique<PinnedHostPool>(&launched_seq_, &completed_seq_)),
+      events_(stream.device().index()) {}
 
 void CudaStreamPolicy::ReportError(const absl::Status& s) const {
   // An error of the device itself (a fault in an earlier kernel, a failed
@@ -68,9 +72,33 @@ void CudaStreamPolicy::ReportError(const absl::Status& s) const {
       absl::Status(s.code(), base::Cat(device_.ToString(), ": ", s.message()))));
 }
 
+void CudaStreamPolicy::NoteDeviceError(const absl::Status& s) const {
+  ReportError(s);
+  if (device_error_ == nullptr) {
+    // Its own record (not the one Sync() reports): every delivery reports it.
+    device_error_ = std::make_shared<vm::ErrorRecord>(
+        absl::Status(s.code(), base::Cat(device_.ToString(), ": ", s.message())));
+  }
+}
+
+void CudaStreamPolicy::SynchronizeHost(const char* why) const {
+  cudaError_t e = cudaStreamSynchronize(stream_.get());
+  if (e != cudaSuccess) NoteDeviceError(CudaStatus(e, why));
+  completed_seq_.store(launched_seq_.load(std::memory_order_relaxed), std::memory_order_release);
+}
+
 void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
-  absl::Status s = SetCurrentDevice(device_.index());
-  if (!s.ok()) ReportError(s);
+  // A failed non-launch call of an earlier instruction (already that
+  // instruction's status) may have left this thread's CUDA error set; the
+  // launchers read it back with cudaGetLastError(), so clear it first. A
+  // sticky device error survives this and keeps failing every call.
+  (void)cudaGetLastError();
+  // The stream's device for the launches, and the thread's own device back
+  // afterwards: Run() is on the scheduler thread, but on the submitting user
+  // thread in synchronous mode. (One cudaGetDevice when it is current.)
+  ScopedDevice on(device_.index());
+  if (!on.status().ok()) ReportError(on.status());
+  ScopedFreeStream free_here(device_.index(), stream_.get());
   WaitOnDevice(instr);
   instr->policy_word = launched_seq_.fetch_add(1, std::memory_order_acq_rel) + 1;
   vm::InstructionPolicy* p = instr->policy();
@@ -84,16 +112,12 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
     // thread, so this blocks it until the stream drains; only releases of
     // imported memory do it (a deferred deleter, like kCopyOut, would not).
     cudaError_t e = cudaStreamSynchronize(stream_.get());
-    if (e != cudaSuccess) ReportError(CudaStatus(e, "cudaStreamSynchronize"));
+    if (e != cudaSuccess) NoteDeviceError(CudaStatus(e, "cudaStreamSynchronize"));
     p->Compute(stream);
   } else {
     p->Compute(stream);  // kernels enqueue on native_handle(); failures poison outputs
   }
-  if (synchronous_ || degraded_) {
-    cudaError_t e = cudaStreamSynchronize(stream_.get());
-    if (e != cudaSuccess) ReportError(CudaStatus(e, "cudaStreamSynchronize"));
-    completed_seq_.store(launched_seq_.load(std::memory_order_relaxed), std::memory_order_release);
-  }
+  if (synchronous_ || degraded_) SynchronizeHost("cudaStreamSynchronize");
 }
 
 void CudaStreamPolicy::WaitOnDevice(vm::Instruction* instr) {
@@ -124,6 +148,11 @@ cudaEvent_t CudaStreamPolicy::EventCovering(uint64_t seq) const {
 }
 
 void CudaStreamPolicy::RecordEvent() const {
+  // Synchronous and degraded streams need no events: Run() waits for the
+  // device after each launch, so everything launched is completed by the
+  // time anyone asks (an event here would never be polled: a leak per host
+  // access).
+  if (synchronous_ || degraded_) return;
   const uint64_t seq = launched_seq_.load(std::memory_order_relaxed);
   if (recorded_seq_ >= seq) return;
   absl::StatusOr<cudaEvent_t> e = events_.Get();
@@ -132,10 +161,12 @@ void CudaStreamPolicy::RecordEvent() const {
     ReportError(e.ok() ? CudaStatus(err, "cudaEventRecord") : e.status());
     if (e.ok()) events_.Put(*e);
     // Cannot track completion with events: wait on the host instead, now and
-    // for every later launch, so nothing waits forever.
+    // for every later launch, so nothing waits forever. The events recorded
+    // so far are complete after the wait: back to the pool.
     degraded_ = true;
-    (void)cudaStreamSynchronize(stream_.get());
-    completed_seq_.store(seq, std::memory_order_release);
+    SynchronizeHost("cudaStreamSynchronize (events failed)");
+    for (const Recorded& r : recorded_) events_.Put(r.event);
+    recorded_.clear();
     recorded_seq_ = seq;
     return;
   }
@@ -152,8 +183,7 @@ void CudaStreamPolicy::Poll() const {
     if (err != cudaSuccess) {
       // A device fault (sticky) or the runtime unloading at exit: count the
       // work as finished so nothing hangs, and report the error.
-      (void)cudaGetLastError();
-      ReportError(CudaStatus(err, "cudaEventQuery"));
+      NoteDeviceError(CudaStatus(err, "cudaEventQuery"));
     }
     completed_seq_.store(r.seq, std::memory_order_release);
     events_.Put(r.event);
@@ -181,6 +211,24 @@ void CudaStreamPolicy::FinishDeferred(uint64_t completed) const {
   while (!deferred_.empty() && deferred_.front().seq <= completed) {
     Deferred d = deferred_.front();
     deferred_.pop_front();
+    if (device_error_ != nullptr) {
+      // The device failed: the copies this delivery depends on may never
+      // have run. Hand over the error, never the (stale) bytes.
+      switch (d.kind) {
+        case Deferred::Kind::kDeliver:
+          d.access->Deliver(device_error_, nullptr, 0);
+          break;
+        case Deferred::Kind::kDeliverStaging:
+          d.access->Deliver(device_error_, nullptr, 0);
+          pinned_->Deallocate(d.staging, d.bytes);
+          break;
+        case Deferred::Kind::kCopyOut:
+          d.blob->set_error(device_error_);
+          pinned_->Deallocate(d.staging, d.bytes);
+          break;
+      }
+      continue;
+    }
     switch (d.kind) {
       case Deferred::Kind::kDeliver:
         d.access->Deliver(nullptr, d.host, d.bytes);
@@ -197,10 +245,11 @@ void CudaStreamPolicy::FinishDeferred(uint64_t completed) const {
   }
 }
 
-void CudaStreamPolicy::CopyToHostWhenDone(void* host_dst, void* staging, size_t bytes) {
+void CudaStreamPolicy::CopyToHostWhenDone(vm::BlobObject* dst_blob, void* host_dst, void* staging,
+                                          size_t bytes) {
   deferred_.push_back(Deferred{Deferred::Kind::kCopyOut,
-                               launched_seq_.load(std::memory_order_relaxed), nullptr, host_dst,
-                               staging, bytes});
+                               launched_seq_.load(std::memory_order_relaxed), nullptr, dst_blob,
+                               host_dst, staging, bytes});
   RecordEvent();
 }
 

@@ -23,6 +23,17 @@
 // Host access. An AccessBlob instruction (FromVector, Item, ToVector, Wait,
 // AccessBlobByCallback) on a CUDA stream goes through a pinned staging
 // buffer; its callback runs on the scheduler thread once the copy completed.
+// A write access to a tensor that already holds bytes first copies them into
+// the staging buffer (and waits for that copy on the scheduler thread), so a
+// callback sees the tensor's bytes as on the CPU.
+//
+// Errors. After a device fault every event query fails: the work counts as
+// finished (nothing may hang) but every later host delivery of the stream
+// gets the error, never stale staging bytes (NoteDeviceError).
+//
+// Frees. While Run() executes, device memory freed on this thread is freed
+// on *this* stream (ScopedFreeStream), the stream that made the device waits
+// for the blob's readers on other streams, whichever stream allocated it.
 //
 // Completion wake-up: an EventPoller thread notifies the scheduler when an
 // event it waits for completes (the scheduler itself never spins on the GPU).
@@ -41,10 +52,12 @@
 #include "device/cuda/pinned_host_pool.h"
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/error_record.h"
 #include "vm/stream_policy.h"
 
 namespace eagervm::vm {
 class AccessBlobPolicy;
+class BlobObject;
 class VmContext;
 }  // namespace eagervm::vm
 
@@ -66,6 +79,9 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
 
   Device device() const override { return device_; }
   memory::Allocator* allocator() override { return allocator_.get(); }
+  // The pinned staging pool: counted in GetStats() (as CPU memory: it also
+  // holds the CPU tensors that D2H copies produce) and shrunk by EmptyCache().
+  memory::Allocator* host_allocator() override { return pinned_.get(); }
   bool OnSchedulerThread() const override { return true; }
   // Between two CUDA streams, unless either instruction touches host memory
   // (host access, cross-device copies): host-side work is not in the device's
@@ -94,7 +110,9 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   // Once the work launched so far on this stream has completed, copies
   // `bytes` from the pinned `staging` block to `host_dst` and frees the
   // block: D2H copies into pageable host memory, which cannot be async.
-  void CopyToHostWhenDone(void* host_dst, void* staging, size_t bytes);
+  // `dst_blob` (alive until this instruction is released) is the storage
+  // `host_dst` lies in: it is poisoned instead if the device failed.
+  void CopyToHostWhenDone(vm::BlobObject* dst_blob, void* host_dst, void* staging, size_t bytes);
 
  private:
   // Work to run on the scheduler thread once an instruction completed.
@@ -102,6 +120,7 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
     enum class Kind { kDeliver, kDeliverStaging, kCopyOut } kind;
     uint64_t seq;                  // runs once the launch with this sequence number completed
     vm::AccessBlobPolicy* access;  // kDeliver*
+    vm::BlobObject* blob;          // kCopyOut: the destination's storage
     void* host;                    // delivered pointer, or kCopyOut destination
     void* staging;
     size_t bytes;
@@ -121,6 +140,14 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   void Poll() const;
   void FinishDeferred(uint64_t completed) const;
   void ReportError(const absl::Status& s) const;
+  // A failure of the device itself (a failed event query or stream
+  // synchronisation: a fault in earlier work, sticky for the context). It is
+  // reported to Sync() and remembered: every later deferred delivery on this
+  // stream gets it as its error instead of bytes the device never wrote.
+  void NoteDeviceError(const absl::Status& s) const;
+  // Waits on the host for everything launched so far (synchronous mode,
+  // degraded streams) and marks it completed.
+  void SynchronizeHost(const char* why) const;
   void DestroyCublas();
 
   const Device device_;
@@ -146,6 +173,7 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   mutable std::atomic<uint64_t> completed_seq_{0};
   mutable uint64_t recorded_seq_ = 0;
   mutable EventPool events_;
+  mutable vm::ErrorPtr device_error_;  // set once: see NoteDeviceError
   mutable std::deque<Recorded> recorded_;
   mutable std::deque<Deferred> deferred_;
   mutable bool degraded_ = false;  // events failed: Run() synchronises instead

@@ -1,11 +1,11 @@
 #include "device/cuda/device_memory.h"
 
 #include <array>
-#include <limits>
 
 #include "base/mutex.h"
 #include "base/str_cat.h"
 #include "device/cuda/cuda_status.h"
+#include "device/cuda/scoped_device.h"
 
 namespace eagervm::device::cuda {
 namespace {
@@ -22,21 +22,51 @@ absl::StatusOr<cudaMemPool_t> CreatePool(int device) {
   props.handleTypes = cudaMemHandleTypeNone;
   props.location.type = cudaMemLocationTypeDevice;
   props.location.id = device;
+  // Keep freed memory in the pool (a caching allocator), but not all of it:
+  // above a quarter of the device's memory the driver gives cached memory
+  // back at synchronisation points, so cuBLAS workspaces, other libraries
+  // and the user's own cudaMalloc can still get memory while eagervm is idle.
+  // Trim() (EmptyCache, OOM recovery) gives back everything on demand.
+  size_t free_bytes = 0, total_bytes = 0;
+  {
+    ScopedDevice on(device);
+    if (!on.status().ok()) return on.status();
+    EAGERVM_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  }
+  uint64_t threshold = total_bytes / 4;
   cudaMemPool_t pool = nullptr;
   EAGERVM_CUDA_RETURN_IF_ERROR(cudaMemPoolCreate(&pool, &props));
-  // Keep freed memory in the pool: a release threshold of "everything" makes
-  // the pool a caching allocator; Trim() gives it back on demand.
-  uint64_t threshold = std::numeric_limits<uint64_t>::max();
-  EAGERVM_CUDA_RETURN_IF_ERROR(
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  cudaError_t e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+  if (e != cudaSuccess) {
+    (void)cudaMemPoolDestroy(pool);
+    return CudaStatus(e, "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
+  }
   return pool;
 }
 
+thread_local const ScopedFreeStream* free_scope = nullptr;
+
 }  // namespace
+
+ScopedFreeStream::ScopedFreeStream(int device, cudaStream_t stream)
+    : device_(device), stream_(stream), outer_(free_scope) {
+  free_scope = this;
+}
+
+ScopedFreeStream::~ScopedFreeStream() { free_scope = outer_; }
+
+cudaStream_t ScopedFreeStream::For(int device, cudaStream_t fallback) {
+  const ScopedFreeStream* s = free_scope;
+  return s != nullptr && s->device_ == device ? s->stream_ : fallback;
+}
 
 absl::StatusOr<DeviceMemory*> DeviceMemory::Get(int device, int64_t limit_bytes) {
   if (device < 0 || device >= kMaxDevices) {
     return absl::InvalidArgumentError(base::Cat("cuda:", device, " is out of range"));
+  }
+  if (limit_bytes < 0) {
+    return absl::InvalidArgumentError(
+        base::Cat("VmOptions::cuda_memory_limit must be >= 0 (0 = unlimited), got ", limit_bytes));
   }
   base::MutexLock lock(&devices_mu);
   if (devices[device] == nullptr) {
@@ -61,12 +91,9 @@ bool DeviceMemory::TryReserve(int64_t bytes) {
 void DeviceMemory::Trim() {
   // Frees enqueued with cudaFreeAsync return to the pool only once the device
   // reached them; wait for that, then release what is unused.
-  int previous = 0;
-  (void)cudaGetDevice(&previous);
-  (void)cudaSetDevice(device_);
-  (void)cudaDeviceSynchronize();
-  if (pool_ != nullptr) (void)cudaMemPoolTrimTo(pool_, 0);
-  (void)cudaSetDevice(previous);
+  ScopedDevice on(device_);  // restores the caller's device (a user thread in EmptyCache)
+  if (cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+  if (pool_ != nullptr && cudaMemPoolTrimTo(pool_, 0) != cudaSuccess) (void)cudaGetLastError();
 }
 
 CudaStreamAllocator::CudaStreamAllocator(DeviceMemory* memory, cudaStream_t stream)
@@ -120,10 +147,13 @@ void CudaStreamAllocator::Deallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr || ptr == zero_size_sentinel) return;
   // Stream-ordered: the block is free once the stream reaches this point. An
   // error here (runtime unloading at exit) leaves nothing to do.
-  if (memory_->pool() != nullptr)
-    (void)cudaFreeAsync(ptr, stream_);
-  else
-    (void)cudaFree(ptr);  // synchronises the device: safe without stream order
+  // On the stream that runs the release when there is one (it made the
+  // device waits for readers on other streams; the allocating stream did
+  // not), else on the allocating stream.
+  cudaError_t e = memory_->pool() != nullptr
+                      ? cudaFreeAsync(ptr, ScopedFreeStream::For(memory_->device(), stream_))
+                      : cudaFree(ptr);  // synchronises the device: safe without stream order
+  if (e != cudaSuccess) (void)cudaGetLastError();
   const auto n = static_cast<int64_t>(bytes);
   in_use_.fetch_sub(n, std::memory_order_relaxed);
   memory_->Unreserve(n);

@@ -6,8 +6,15 @@
 // allocated and freed in that stream's order, so a block freed by a
 // ReleaseTensor is reusable by the next instruction of the stream without a
 // host wait; the pool makes cross-stream reuse safe by itself. The pool keeps
-// freed memory cached (release threshold: unlimited) until Shrink()
-// (VirtualMachine::EmptyCache) or an out-of-memory recovery trims it.
+// freed memory cached up to a release threshold of a quarter of the device's
+// memory (beyond it the driver returns memory at synchronisation points, so
+// other libraries in the process are not starved); Shrink()
+// (VirtualMachine::EmptyCache) and out-of-memory recovery trim it to zero.
+//
+// Which stream a free is ordered on: the stream that runs the release
+// (ScopedFreeStream, set by CudaStreamPolicy::Run), which is the one that
+// waited for the blob's readers; the allocating stream only outside Run()
+// (drops after Shutdown, when no work is left).
 #ifndef EAGERVM_DEVICE_CUDA_DEVICE_MEMORY_H_
 #define EAGERVM_DEVICE_CUDA_DEVICE_MEMORY_H_
 
@@ -32,6 +39,7 @@ class DeviceMemory {
   cudaMemPool_t pool() const { return pool_; }
   int64_t limit() const { return limit_; }
   // Reserves `bytes` against the limit (0 = unlimited); false if over it.
+  // (A negative limit is rejected by Get and by VirtualMachine::Configure.)
   bool TryReserve(int64_t bytes);
   void Unreserve(int64_t bytes) { in_use_.fetch_sub(bytes, std::memory_order_relaxed); }
   int64_t in_use() const { return in_use_.load(std::memory_order_relaxed); }
@@ -45,6 +53,25 @@ class DeviceMemory {
   const cudaMemPool_t pool_;
   const int64_t limit_;
   std::atomic<int64_t> in_use_{0};
+};
+
+// While alive, device memory of `device` that this thread frees through a
+// CudaStreamAllocator is freed in the order of `stream` instead of the
+// allocating stream. Thread-local; scopes nest (the innermost wins).
+class ScopedFreeStream {
+ public:
+  ScopedFreeStream(int device, cudaStream_t stream);
+  ~ScopedFreeStream();
+  ScopedFreeStream(const ScopedFreeStream&) = delete;
+  ScopedFreeStream& operator=(const ScopedFreeStream&) = delete;
+  // The stream to free memory of `device` on: the innermost scope's if it is
+  // for `device`, else `fallback`.
+  static cudaStream_t For(int device, cudaStream_t fallback);
+
+ private:
+  int device_;
+  cudaStream_t stream_;
+  const ScopedFreeStream* outer_;
 };
 
 class CudaStreamAllocator final : public memory::Allocator {

@@ -12,6 +12,7 @@ namespace eagervm::device::cuda {
 namespace {
 constexpr int64_t kMinSleepNs = 10'000;
 constexpr int64_t kMaxSleepNs = 1'000'000;
+constexpr int64_t kSleepFraction = 16;
 }  // namespace
 
 EventPoller::EventPoller(base::Notifier* scheduler, int64_t spin_ns)
@@ -43,7 +44,6 @@ void EventPoller::Loop() {
   pthread_setname_np(pthread_self(), "evm-cuda-poll");
   std::vector<cudaEvent_t> watched;
   int64_t idle_since = 0;
-  int64_t sleep_ns = kMinSleepNs;
   for (;;) {
     {
       base::MutexLock lock(&mu_);
@@ -55,7 +55,6 @@ void EventPoller::Loop() {
         watched.insert(watched.end(), incoming_.begin(), incoming_.end());
         incoming_.clear();
         idle_since = 0;
-        sleep_ns = kMinSleepNs;
       }
     }
     // cudaEventQuery is not cudaErrorNotReady once the record completed; an
@@ -70,7 +69,6 @@ void EventPoller::Loop() {
       ++notifications_;
       scheduler_->Notify();
       idle_since = 0;
-      sleep_ns = kMinSleepNs;
       continue;
     }
     if (watched.empty()) continue;
@@ -81,7 +79,17 @@ void EventPoller::Loop() {
       continue;
     }
     // Long-running device work: sleep, so a minute-long kernel costs no core.
-    // The doubling keeps the added latency below ~the time already waited.
+    // Each sleep is 1/kSleepFraction of the time waited so far (at least
+    // 10 us, at most 1 ms): completion is then seen at most ~6 % (plus 10 us)
+    // after it happened, for a few wake-ups per kernel (one cudaEventQuery
+    // per watched event each). The earlier doubling back-off reached 1 ms
+    // sleeps after ~2 ms of waiting, i.e. up to ~50 % late for kernels of
+    // 0.1-2 ms. (A blocking cudaEventSynchronize per event would need a
+    // thread per watched event, or blocking-sync events, which cost more per
+    // record; a cudaLaunchHostFunc per record costs a driver callback per
+    // event: both rejected for the common, short-kernel case.)
+    const int64_t sleep_ns =
+        std::clamp((now - idle_since) / kSleepFraction, kMinSleepNs, kMaxSleepNs);
     {
       base::MutexLock lock(&mu_);
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(sleep_ns);
@@ -89,7 +97,6 @@ void EventPoller::Loop() {
         if (cv_.WaitWithDeadline(&mu_, deadline)) break;
       }
     }
-    sleep_ns = std::min(sleep_ns * 2, kMaxSleepNs);
   }
 }
 

@@ -3,9 +3,9 @@
 // The scheduler only runs a pass when notified, and CUDA completion notifies
 // nobody. While a CUDA stream has an event the scheduler is waiting for, this
 // thread polls it (cudaEventQuery: busy for a short window, then with sleeps
-// that double up to 1 ms) and notifies the scheduler once it completes. With
-// nothing watched it parks on a condition variable, so an idle VM, or one
-// with no CUDA work, keeps every thread asleep.
+// of 1/16 of the time waited so far, 10 us to 1 ms) and notifies the scheduler once it completes.
+// With nothing watched it parks on a condition variable, so an idle VM, or one with no CUDA work,
+// keeps every thread asleep.
 //
 // Why a thread and not cudaLaunchHostFunc: a host callback costs ~100 us
 // (PEERS.md) and runs on a driver thread; a poll is ~0.5 us.

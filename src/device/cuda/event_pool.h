@@ -3,6 +3,10 @@
 // issued on it earlier keeps waiting for the right point (CUDA captures the
 // record at the time of the wait call).
 //
+// Events are created on the pool's device (the stream's), whatever device the
+// calling thread has current: cudaEventRecord needs the event and the stream
+// on one device.
+//
 // Thread-compatible: owned by one stream policy, used on the scheduler thread.
 #ifndef EAGERVM_DEVICE_CUDA_EVENT_POOL_H_
 #define EAGERVM_DEVICE_CUDA_EVENT_POOL_H_
@@ -12,12 +16,13 @@
 
 #include "absl/status/statusor.h"
 #include "device/cuda/cuda_handles.h"
+#include "device/cuda/scoped_device.h"
 
 namespace eagervm::device::cuda {
 
 class EventPool {
  public:
-  EventPool() = default;
+  explicit EventPool(int device) : device_(device) {}
   EventPool(const EventPool&) = delete;
   EventPool& operator=(const EventPool&) = delete;
 
@@ -28,6 +33,8 @@ class EventPool {
       free_.pop_back();
       return e;
     }
+    ScopedDevice on(device_);
+    if (!on.status().ok()) return on.status();
     absl::StatusOr<CudaEvent> e = CudaEvent::Create();
     if (!e.ok()) return e.status();
     all_.push_back(std::move(e).value());
@@ -38,6 +45,7 @@ class EventPool {
   size_t created() const { return all_.size(); }
 
  private:
+  const int device_;
   std::vector<CudaEvent> all_;
   std::vector<cudaEvent_t> free_;
 };

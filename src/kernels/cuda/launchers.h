@@ -64,6 +64,12 @@ cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_
 // out[0..n) = value (float32). A slow producer for ordering tests.
 cudaError_t LaunchSpinThenFill(float* out, int64_t n, float value, int64_t cycles,
                                cudaStream_t stream);
+// Test-only: block 0 spins for `cycles`, then out[:n] = in[:n] (a slow reader
+// of `in`, for write-after-read and release-after-read ordering tests).
+cudaError_t LaunchSpinThenCopy(float* out, const float* in, int64_t n, int64_t cycles,
+                               cudaStream_t s);
+// Test-only: a kernel that traps (an asynchronous, sticky device fault).
+cudaError_t LaunchTrap(cudaStream_t s);
 
 }  // namespace eagervm::kernels::cuda
 

@@ -1,6 +1,8 @@
 // Transpose (tiled through shared memory) and the integer MatMul (cuBLAS
 // covers float32/float64 in matmul_kernels.cc). Also the test-only slow
 // producer used to prove cross-stream ordering.
+#include <algorithm>
+
 #include "kernels/cuda/device_util.cuh"
 
 namespace eagervm::kernels::cuda {
@@ -10,26 +12,36 @@ constexpr int kTile = 32;
 constexpr int kRowsPerPass = 8;
 
 // Block (32 x 8) moves a 32x32 tile: coalesced reads of x and writes of out.
+// The grid is capped (gridDim.y <= 65535, i.e. 2,097,120 rows in one pass),
+// so each block strides over the tiles: any rows x cols works, as on the CPU.
+// The loop bounds depend only on blockIdx/gridDim, so every thread of a block
+// reaches the same __syncthreads().
 template <typename T>
 __global__ void TransposeKernel(T* out, const T* x, int64_t rows, int64_t cols) {
   __shared__ T tile[kTile][kTile + 1];  // +1: no shared-memory bank conflicts
-  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile,
-                r0 = static_cast<int64_t>(blockIdx.y) * kTile;
-  for (int dy = threadIdx.y; dy < kTile; dy += kRowsPerPass) {
-    const int64_t r = r0 + dy, c = c0 + threadIdx.x;
-    if (r < rows && c < cols) tile[dy][threadIdx.x] = x[r * cols + c];
-  }
-  __syncthreads();
-  for (int dy = threadIdx.y; dy < kTile; dy += kRowsPerPass) {
-    const int64_t c = c0 + dy, r = r0 + threadIdx.x;  // out is [cols, rows]
-    if (c < cols && r < rows) out[c * rows + r] = tile[threadIdx.x][dy];
+  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile; r0 < rows;
+       r0 += static_cast<int64_t>(gridDim.y) * kTile) {
+    for (int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile; c0 < cols;
+         c0 += static_cast<int64_t>(gridDim.x) * kTile) {
+      for (int dy = threadIdx.y; dy < kTile; dy += kRowsPerPass) {
+        const int64_t r = r0 + dy, c = c0 + threadIdx.x;
+        if (r < rows && c < cols) tile[dy][threadIdx.x] = x[r * cols + c];
+      }
+      __syncthreads();
+      for (int dy = threadIdx.y; dy < kTile; dy += kRowsPerPass) {
+        const int64_t c = c0 + dy, r = r0 + threadIdx.x;  // out is [cols, rows]
+        if (c < cols && r < rows) out[c * rows + r] = tile[threadIdx.x][dy];
+      }
+      __syncthreads();  // the tile is refilled by the next pass
+    }
   }
 }
 
 template <typename T>
 cudaError_t Transpose(void* out, const void* x, int64_t rows, int64_t cols, cudaStream_t s) {
-  const int64_t gx = (cols + kTile - 1) / kTile, gy = (rows + kTile - 1) / kTile;
-  if (gx > 2147483647 || gy > 65535) return cudaErrorInvalidConfiguration;
+  constexpr int64_t kMaxGridX = 1 << 20, kMaxGridY = 65535;  // x: plenty, y: the hardware's
+  const int64_t gx = std::min<int64_t>((cols + kTile - 1) / kTile, kMaxGridX),
+                gy = std::min<int64_t>((rows + kTile - 1) / kTile, kMaxGridY);
   TransposeKernel<T>
       <<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), dim3(kTile, kRowsPerPass), 0,
          s>>>(static_cast<T*>(out), static_cast<const T*>(x), rows, cols);
@@ -58,6 +70,20 @@ __global__ void SpinThenFillKernel(float* out, int64_t n, float value, int64_t c
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) out[i] = value;
   }
 }
+
+__global__ void SpinThenCopyKernel(float* out, const float* in, int64_t n, int64_t cycles) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+  }
+  __syncthreads();
+  if (blockIdx.x == 0) {
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
+  }
+}
+
+__global__ void TrapKernel() { __trap(); }
 
 }  // namespace
 
@@ -94,6 +120,17 @@ cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_
 
 cudaError_t LaunchSpinThenFill(float* out, int64_t n, float value, int64_t cycles, cudaStream_t s) {
   SpinThenFillKernel<<<1, kThreads, 0, s>>>(out, n, value, cycles);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSpinThenCopy(float* out, const float* in, int64_t n, int64_t cycles,
+                               cudaStream_t s) {
+  SpinThenCopyKernel<<<1, kThreads, 0, s>>>(out, in, n, cycles);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchTrap(cudaStream_t s) {
+  TrapKernel<<<1, 1, 0, s>>>();
   return cudaGetLastError();
 }
 

@@ -59,6 +59,13 @@ absl::Status MatMul(KernelContext& ctx) {
   absl::StatusOr<cublasHandle_t> handle = device::cuda::CublasHandle(ctx);
   if (!handle.ok()) return handle.status();
   cublasHandle_t h = *handle;
+  // cuBLAS takes int dimensions. ops::MatMul rejects larger ones on the
+  // calling thread; this guards kernels called by other routes (graphs,
+  // custom builders) instead of narrowing silently.
+  constexpr int64_t kMaxDim = 2147483647;
+  if (m > kMaxDim || k > kMaxDim || n > kMaxDim) {
+    return absl::InvalidArgumentError("MatMul: a dimension is >= 2^31 (cuBLAS takes int)");
+  }
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
   const int im = static_cast<int>(m), ik = static_cast<int>(k), in = static_cast<int>(n);
   if (am.dtype == DType::kFloat32) {
