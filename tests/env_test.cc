@@ -120,9 +120,9 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(env.options.hang_timeout_ms, 5000);
   EXPECT_EQ(env.trace_path, "/tmp/run.json");
   EXPECT_EQ(env.log_level, LogLevel::kDebug);
-  EXPECT_EQ(env.applied.size(), 9u);
+  EXPECT_EQ(env.applied.size(), 10u);
   // Every registered variable was covered above.
-  EXPECT_EQ(base::EnvVars().size(), 11u) << "a new variable needs a case in this test";
+  EXPECT_EQ(base::EnvVars().size(), 12u) << "a new variable needs a case in this test";
 }
 
 // operator<<(VmOptions) prints every field the registry sets, so comparing
