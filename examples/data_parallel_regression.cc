@@ -87,7 +87,7 @@ absl::Status Train(const Options& o, const Tensor& x, const Tensor& y, int64_t b
   const double scale = -o.lr * 2.0 / static_cast<double>(o.samples);
   Tensor sq_sum;
   for (int step = 0; step < o.steps; ++step) {
-    Tensor err = ops::MatMul(xs, w) + b - ys;           // [shard, 1]
+    Tensor err = ops::MatMul(xs, w) + b - ys;            // [shard, 1]
     Tensor grad_w = ops::MatMul(xt, err);                // this shard's sum over samples
     Tensor grad_b = ops::Sum(err, 0, /*keepdim=*/true);  // [1, 1]
     if (all_reduce) {

@@ -44,8 +44,8 @@ absl::Status AllGatherKernel(KernelContext& ctx) {
 absl::Status ReduceScatterKernel(KernelContext& ctx) {
   EAGERVM_ASSIGN_OR_RETURN(Communicator * c, CommOf(ctx, kReduceScatter));
   const TensorMeta& m = ctx.output_meta(0);
-  return c->ReduceScatter(ctx.raw_input(0), ctx.raw_output(0), m.shape.numel(), m.dtype,
-                          OpArg(ctx), ctx.cuda_stream());
+  return c->ReduceScatter(ctx.raw_input(0), ctx.raw_output(0), m.shape.numel(), m.dtype, OpArg(ctx),
+                          ctx.cuda_stream());
 }
 
 absl::Status SendKernel(KernelContext& ctx) {

@@ -11,8 +11,8 @@ namespace eagervm::dist {
 // (ProcessGroup::Token), declared written.
 inline constexpr char kAllReduce[] = "AllReduce";  // (x, token) -> out; scalar 0: ReduceOp
 inline constexpr char kAllReduceInplace[] = "AllReduceInplace";  // (x, token)
-inline constexpr char kBroadcast[] = "Broadcast";                // (x, token) -> out; scalar 0: root
-inline constexpr char kAllGather[] = "AllGather";                // (x, token) -> out
+inline constexpr char kBroadcast[] = "Broadcast";          // (x, token) -> out; scalar 0: root
+inline constexpr char kAllGather[] = "AllGather";          // (x, token) -> out
 inline constexpr char kReduceScatter[] = "ReduceScatter";  // (x, token) -> out; scalar 0: ReduceOp
 inline constexpr char kSend[] = "Send";                    // (x, token); scalar 0: peer
 inline constexpr char kRecv[] = "Recv";                    // (token) -> out; scalar 0: peer

@@ -48,8 +48,8 @@ absl::StatusOr<dist::Communicator*> CheckCollective(const Tensor& x, const char*
 
 absl::Status CheckReduce(dist::Communicator* c, const Tensor& x, ReduceOp op, const char* name) {
   if (!c->Reduces(x.dtype(), op)) {
-    return absl::InvalidArgumentError(base::Cat(name, ": cannot reduce ", ToString(x.dtype()),
-                                                " with ", Name(op)));
+    return absl::InvalidArgumentError(
+        base::Cat(name, ": cannot reduce ", ToString(x.dtype()), " with ", Name(op)));
   }
   return absl::OkStatus();
 }
@@ -134,9 +134,9 @@ Tensor ReduceScatter(const Tensor& x, ReduceOp op) {
   }
   const int n = (*c)->size();
   if (x.dim() == 0 || x.size(0) % n != 0) {
-    return Tensor::Error(absl::InvalidArgumentError(
-        base::Cat("ReduceScatter: dim 0 of x ", x.shape().ToString(),
-                  " must split evenly over the world size ", n)));
+    return Tensor::Error(
+        absl::InvalidArgumentError(base::Cat("ReduceScatter: dim 0 of x ", x.shape().ToString(),
+                                             " must split evenly over the world size ", n)));
   }
   Shape shape = x.shape();
   shape[0] /= n;

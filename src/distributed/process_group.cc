@@ -26,19 +26,16 @@ absl::Status ProcessGroup::Init() {
   absl::StatusOr<std::unique_ptr<Communicator>> host = MakeHostCommunicator();
   if (!host.ok()) return host.status();
   host_ = std::move(host).value();
-  // One GPU per rank (rank % devices): the usual one-process-per-GPU launch.
-  // Collective, so every rank decides the same way: all ranks see GPUs or none.
-  if (const int gpus = CudaDeviceCount(); gpus > 0) {
-    const int device = host_->rank() % gpus;
-    absl::StatusOr<std::unique_ptr<Communicator>> cuda = MakeCudaCommunicator(*host_, device);
-    if (cuda.ok()) {
-      cuda_ = std::move(cuda).value();
-      cuda_device_ = device;
-    } else if (!absl::IsUnimplemented(cuda.status())) {
-      (void)host_->Finalize();
-      state_.store(State::kFinalized, std::memory_order_release);
-      return cuda.status();
-    }
+  // NCCL for this rank's GPU, when the build and the machine have them.
+  int device = -1;
+  absl::StatusOr<std::unique_ptr<Communicator>> cuda = MakeCudaCommunicator(*host_, &device);
+  if (cuda.ok()) {
+    cuda_ = std::move(cuda).value();
+    cuda_device_ = device;
+  } else if (!absl::IsUnimplemented(cuda.status())) {
+    (void)host_->Finalize();
+    state_.store(State::kFinalized, std::memory_order_release);
+    return cuda.status();
   }
   state_.store(State::kActive, std::memory_order_release);
   // Finalise after the VM has drained: if the VM's own exit handler runs
@@ -69,10 +66,10 @@ absl::StatusOr<Communicator*> ProcessGroup::CommunicatorFor(Device d, std::strin
   }
   if (d.is_cpu()) return host_.get();
   if (cuda_ == nullptr || d.index() != cuda_device_) {
-    return absl::FailedPreconditionError(base::Cat(
-        op, ": no NCCL communicator for ", d.ToString(),
-        cuda_ == nullptr ? " (built without NCCL, or no GPU at InitDistributed)"
-                         : base::Cat(" (this rank's GPU is cuda:", cuda_device_, ")")));
+    return absl::FailedPreconditionError(
+        base::Cat(op, ": no NCCL communicator for ", d.ToString(),
+                  cuda_ == nullptr ? " (built without NCCL, or no GPU at InitDistributed)"
+                                   : base::Cat(" (this rank's GPU is cuda:", cuda_device_, ")")));
   }
   return cuda_.get();
 }

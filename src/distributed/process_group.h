@@ -53,7 +53,7 @@ class ProcessGroup {
   std::unique_ptr<Communicator> cuda_;
   int cuda_device_ = -1;
 
-  base::Mutex mu_;  // Init, Finalize, tokens
+  base::Mutex mu_;                                                       // Init, Finalize, tokens
   std::array<Tensor, kMaxCudaDevices + 1> tokens_ ABSL_GUARDED_BY(mu_);  // [0]: cpu
 };
 

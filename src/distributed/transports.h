@@ -16,9 +16,11 @@ namespace eagervm::dist {
 // Joins the job (MPI_Init_thread): the host communicator over all ranks.
 // Unimplemented without MPI. InitDistributed's thread, once.
 absl::StatusOr<std::unique_ptr<Communicator>> MakeHostCommunicator();
-// The communicator of CUDA device `device` over all ranks, bootstrapped over
-// `host` (collective: every rank calls it). Unimplemented without NCCL.
-absl::StatusOr<std::unique_ptr<Communicator>> MakeCudaCommunicator(Communicator& host, int device);
+// The communicator of this rank's CUDA device over all ranks, bootstrapped
+// over `host` (collective: every rank calls it), and that device in *device:
+// cuda:(rank % CudaDeviceCount()), one process per GPU. Unimplemented without
+// NCCL or without a GPU (every rank must see GPUs, or none).
+absl::StatusOr<std::unique_ptr<Communicator>> MakeCudaCommunicator(Communicator& host, int* device);
 
 }  // namespace eagervm::dist
 

@@ -24,9 +24,7 @@ class MpiCommunicator final : public dist::Communicator {
   MpiCommunicator(int rank, int size) : rank_(rank), size_(size) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  bool Reduces(DType dtype, ReduceOp op) const override {
-    return OpOf(op, dtype) != MPI_OP_NULL;
-  }
+  bool Reduces(DType dtype, ReduceOp op) const override { return OpOf(op, dtype) != MPI_OP_NULL; }
 
   absl::Status AllReduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
                          void*) override {
@@ -38,17 +36,15 @@ class MpiCommunicator final : public dist::Communicator {
   absl::Status Broadcast(const void* send, void* recv, int64_t count, DType dtype, int root,
                          void*) override {
     if (rank_ == root && count > 0 && send != recv) std::memcpy(recv, send, count * SizeOf(dtype));
-    return FromMpi(MPI_Bcast(recv, Count(count), TypeOf(dtype), root, MPI_COMM_WORLD),
-                   "MPI_Bcast");
+    return FromMpi(MPI_Bcast(recv, Count(count), TypeOf(dtype), root, MPI_COMM_WORLD), "MPI_Bcast");
   }
-  absl::Status AllGather(const void* send, void* recv, int64_t count, DType dtype,
-                         void*) override {
+  absl::Status AllGather(const void* send, void* recv, int64_t count, DType dtype, void*) override {
     return FromMpi(MPI_Allgather(send, Count(count), TypeOf(dtype), recv, Count(count),
                                  TypeOf(dtype), MPI_COMM_WORLD),
                    "MPI_Allgather");
   }
-  absl::Status ReduceScatter(const void* send, void* recv, int64_t count, DType dtype,
-                             ReduceOp op, void*) override {
+  absl::Status ReduceScatter(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
+                             void*) override {
     return FromMpi(MPI_Reduce_scatter_block(send, recv, Count(count), TypeOf(dtype),
                                             OpOf(op, dtype), MPI_COMM_WORLD),
                    "MPI_Reduce_scatter_block");
@@ -65,9 +61,9 @@ class MpiCommunicator final : public dist::Communicator {
     int got = 0;
     MPI_Get_count(&status, TypeOf(dtype), &got);
     if (got != count) {
-      return absl::InvalidArgumentError(base::Cat("Recv: expected ", count, " ",
-                                                  ToString(dtype), " elements from rank ", peer,
-                                                  " but it sent ", got));
+      return absl::InvalidArgumentError(base::Cat("Recv: expected ", count, " ", ToString(dtype),
+                                                  " elements from rank ", peer, " but it sent ",
+                                                  got));
     }
     return absl::OkStatus();
   }
@@ -113,9 +109,9 @@ absl::StatusOr<std::unique_ptr<dist::Communicator>> MakeMpiCommunicator() {
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     if (provided < MPI_THREAD_SERIALIZED) {
-      return absl::FailedPreconditionError(base::Cat(
-          "InitDistributed: MPI was initialised with thread level ", provided,
-          "; eagervm needs at least MPI_THREAD_SERIALIZED (use MPI_Init_thread)"));
+      return absl::FailedPreconditionError(
+          base::Cat("InitDistributed: MPI was initialised with thread level ", provided,
+                    "; eagervm needs at least MPI_THREAD_SERIALIZED (use MPI_Init_thread)"));
     }
   }
   EAGERVM_RETURN_IF_MPI_(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),

@@ -16,11 +16,10 @@ absl::Status FromMpi(int rc, const char* call);
 MPI_Datatype TypeOf(DType dtype);
 
 // Returns FromMpi(rc, call) from the enclosing function unless it is OK.
-#define EAGERVM_RETURN_IF_MPI_(expr, call)                                  \
-  do {                                                                      \
-    if (::absl::Status mpi_status_ = ::eagervm::mpi::FromMpi((expr), call); \
-        !mpi_status_.ok())                                                  \
-      return mpi_status_;                                                   \
+#define EAGERVM_RETURN_IF_MPI_(expr, call)                                                     \
+  do {                                                                                         \
+    if (::absl::Status mpi_status_ = ::eagervm::mpi::FromMpi((expr), call); !mpi_status_.ok()) \
+      return mpi_status_;                                                                      \
   } while (0)
 // MPI_SUM/MAX/MIN; on bool kMax is MPI_LOR and kMin MPI_LAND (MPI defines
 // only logical ops on MPI_C_BOOL). MPI_OP_NULL where undefined (bool sum).

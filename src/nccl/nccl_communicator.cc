@@ -65,23 +65,21 @@ class NcclCommunicator final : public dist::Communicator {
   }
   absl::Status Broadcast(const void* send, void* recv, int64_t count, DType dtype, int root,
                          void* stream) override {
-    return FromNccl(
-        ncclBroadcast(send, recv, count, TypeOf(dtype), root, comm_, StreamOf(stream)),
-        "ncclBroadcast");
+    return FromNccl(ncclBroadcast(send, recv, count, TypeOf(dtype), root, comm_, StreamOf(stream)),
+                    "ncclBroadcast");
   }
   absl::Status AllGather(const void* send, void* recv, int64_t count, DType dtype,
                          void* stream) override {
     return FromNccl(ncclAllGather(send, recv, count, TypeOf(dtype), comm_, StreamOf(stream)),
                     "ncclAllGather");
   }
-  absl::Status ReduceScatter(const void* send, void* recv, int64_t count, DType dtype,
-                             ReduceOp op, void* stream) override {
+  absl::Status ReduceScatter(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
+                             void* stream) override {
     return FromNccl(
         ncclReduceScatter(send, recv, count, TypeOf(dtype), OpOf(op), comm_, StreamOf(stream)),
         "ncclReduceScatter");
   }
-  absl::Status Send(const void* send, int64_t count, DType dtype, int peer,
-                    void* stream) override {
+  absl::Status Send(const void* send, int64_t count, DType dtype, int peer, void* stream) override {
     return FromNccl(ncclSend(send, count, TypeOf(dtype), peer, comm_, StreamOf(stream)),
                     "ncclSend");
   }

@@ -2,6 +2,8 @@
 // build has (distributed/transports.h).
 #include "distributed/transports.h"
 
+#include "eagervm/device.h"
+
 #ifdef EAGERVM_WITH_MPI
 #include "mpi/mpi_communicator.h"
 #endif
@@ -22,9 +24,12 @@ absl::StatusOr<std::unique_ptr<Communicator>> MakeHostCommunicator() {
 }
 
 absl::StatusOr<std::unique_ptr<Communicator>> MakeCudaCommunicator(Communicator& host,
-                                                                   int device) {
+                                                                   int* device) {
 #ifdef EAGERVM_WITH_NCCL
-  return nccl::MakeNcclCommunicator(host, device);
+  const int gpus = CudaDeviceCount();
+  if (gpus == 0) return absl::UnimplementedError("no GPU: no NCCL communicator");
+  *device = host.rank() % gpus;
+  return nccl::MakeNcclCommunicator(host, *device);
 #else
   return absl::UnimplementedError("eagervm was built without NCCL");
 #endif

@@ -56,7 +56,8 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   if (!policy->OnSchedulerThread()) {
     workers_.push_back(std::make_unique<StreamWorker>(
         index == kCommStreamIndex ? base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", "-comm")
-                                  : base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index), on_done_, options.spin_us * 1000));
+                                  : base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index),
+        on_done_, options.spin_us * 1000));
     worker = workers_.back().get();
   }
   owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), worker, context_));

@@ -35,7 +35,7 @@ std::vector<T> Reduced(int64_t n, ReduceOp op) {
   for (int r = 1; r < WorldSize(); ++r) {
     for (int64_t i = 0; i < n; ++i) {
       const T v = ValueOf<T>(r, i);
-      out[i] = op == ReduceOp::kSum ? static_cast<T>(out[i] + v)
+      out[i] = op == ReduceOp::kSum   ? static_cast<T>(out[i] + v)
                : op == ReduceOp::kMax ? std::max(out[i], v)
                                       : std::min(out[i], v);
     }
@@ -131,7 +131,8 @@ TYPED_TEST(TypedCollectives, SendRecvRing) {
 TEST(Collectives, BoolReducesWithLogicalOps) {
   const bool mine = Rank() == 0;
   Tensor x = FromVector<bool>(std::vector<bool>{mine, true, false}, {3});
-  EXPECT_EQ(*ops::AllReduce(x, ReduceOp::kMax).ToVector<bool>(), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(*ops::AllReduce(x, ReduceOp::kMax).ToVector<bool>(),
+            (std::vector<bool>{true, true, false}));
   EXPECT_EQ(*ops::AllReduce(x, ReduceOp::kMin).ToVector<bool>(),
             (std::vector<bool>{WorldSize() == 1, true, false}));
   Tensor sum = ops::AllReduce(x, ReduceOp::kSum);
@@ -166,8 +167,8 @@ TEST(Collectives, OrderedAgainstComputeOnOtherStreams) {
     StreamScope scope(Stream(Device::Cpu(), 1));
     ASSERT_TRUE(ops::Call("SlowAddOne", {a}).ok());  // a = 2, slowly on rank 0
   }
-  Tensor sum_a = ops::AllReduce(a);  // must see 2 on every rank
-  Tensor sum_b = ops::AllReduce(b);  // ready at once; must still run second
+  Tensor sum_a = ops::AllReduce(a);              // must see 2 on every rank
+  Tensor sum_b = ops::AllReduce(b);              // ready at once; must still run second
   ASSERT_TRUE(ops::FillInplace(a, 100.0).ok());  // after AllReduce has read a
   const float w = static_cast<float>(WorldSize());
   EXPECT_EQ(*sum_a.ToVector<float>(), std::vector<float>(n, 2 * w));

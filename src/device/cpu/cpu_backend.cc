@@ -15,9 +15,8 @@ absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCpuStreamPolicy(Stream str
   const VmOptions& options = context.options();
   // A collective blocks until every rank joins: the comm stream keeps its
   // own worker even when compute runs on the scheduler (vm/comm_stream.h).
-  const bool inline_compute =
-      options.synchronous ||
-      (options.compute_on_scheduler_thread && stream.index() != vm::kCommStreamIndex);
+  const bool inline_compute = options.synchronous || (options.compute_on_scheduler_thread &&
+                                                      stream.index() != vm::kCommStreamIndex);
   memory::CachingAllocatorOptions alloc_options;
   // Inline compute: no other VM thread can free memory while this one waits.
   alloc_options.oom_wait = std::chrono::milliseconds(inline_compute ? 0 : options.oom_wait_ms);
