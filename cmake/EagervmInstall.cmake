@@ -15,6 +15,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/eagervm
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${EAGERVM_GENERATED_INCLUDE_DIR}/eagervm/version.h
   ${EAGERVM_GENERATED_INCLUDE_DIR}/eagervm/dlpack_config.h
+  ${EAGERVM_GENERATED_INCLUDE_DIR}/eagervm/distributed_config.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/eagervm)
 install(EXPORT eagervmTargets NAMESPACE eagervm:: DESTINATION ${EAGERVM_CMAKE_INSTALL_DIR})
 
@@ -27,6 +28,11 @@ if(EAGERVM_WITH_CUDA)
   set(EAGERVM_CONFIG_WITH_CUDA ON)
 else()
   set(EAGERVM_CONFIG_WITH_CUDA OFF)
+endif()
+if(EAGERVM_WITH_MPI)
+  set(EAGERVM_CONFIG_WITH_MPI ON)
+else()
+  set(EAGERVM_CONFIG_WITH_MPI OFF)
 endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/eagervmConfig.cmake.in
   ${PROJECT_BINARY_DIR}/eagervmConfig.cmake

@@ -144,6 +144,13 @@ function(eagervm_layer_settings target layer view_dir)
   if(EAGERVM_WITH_CUDA AND (cuda OR backends))
     target_compile_definitions(${target} PRIVATE EAGERVM_WITH_CUDA=1)
   endif()
+  # The composition root makes the collective transports this build has.
+  if(backends AND EAGERVM_WITH_MPI)
+    target_compile_definitions(${target} PRIVATE EAGERVM_WITH_MPI=1)
+  endif()
+  if(backends AND EAGERVM_WITH_NCCL)
+    target_compile_definitions(${target} PRIVATE EAGERVM_WITH_NCCL=1)
+  endif()
 endfunction()
 
 # A C/C++/CUDA source's path relative to src/, and a target-name-safe tag for it.

@@ -4,6 +4,7 @@
 
 #include "eagervm/custom_op.h"
 #include "eagervm/device.h"
+#include "eagervm/distributed.h"
 #include "eagervm/dtype.h"
 #include "eagervm/graph.h"
 #include "eagervm/instructions_builder.h"

@@ -2,7 +2,11 @@
 
 #include "base/str_cat.h"
 #include "memory/memory_stats.h"
+<<<<<<< HEAD
 #include "vm/fork_guard.h"
+=======
+#include "vm/comm_stream.h"
+>>>>>>> mpi16
 #include "vm/vm_context.h"
 
 namespace eagervm::vm {
@@ -18,7 +22,8 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   const VmOptions& options = context_->options();
   std::atomic<VmStream*>* slot = nullptr;
   if (d.is_cpu()) {
-    if (index < 0 || index >= options.cpu_streams) {
+    // The comm stream (collectives) exists beyond the compute streams.
+    if (index != kCommStreamIndex && (index < 0 || index >= options.cpu_streams)) {
       return absl::InvalidArgumentError(base::Cat(
           "stream index ", index, " on cpu is out of range: ", "VmOptions::cpu_streams is ",
           options.cpu_streams));
@@ -62,7 +67,9 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   StreamWorker* worker = nullptr;
   if (!policy->OnSchedulerThread()) {
     workers_.push_back(std::make_unique<StreamWorker>(
-        base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index), on_done_, options.spin_us * 1000));
+        index == kCommStreamIndex ? base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", "-comm")
+                                  : base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index),
+        on_done_, options.spin_us * 1000));
     worker = workers_.back().get();
   }
   owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), worker, context_));
