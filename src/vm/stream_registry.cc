@@ -2,11 +2,8 @@
 
 #include "base/str_cat.h"
 #include "memory/memory_stats.h"
-<<<<<<< HEAD
-#include "vm/fork_guard.h"
-=======
 #include "vm/comm_stream.h"
->>>>>>> mpi16
+#include "vm/fork_guard.h"
 #include "vm/vm_context.h"
 
 namespace eagervm::vm {
