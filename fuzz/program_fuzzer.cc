@@ -15,36 +15,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "byte_choices.h"
 #include "random_program.h"
-
-namespace {
-
-// Choices read from the input: as few bytes as the range needs, little
-// endian; once the bytes run out every choice is 0 and the program stops.
-class ByteChoices final : public eagervm::testing::ChoiceSource {
- public:
-  ByteChoices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  uint64_t Below(uint64_t n) override {
-    uint64_t v = 0;
-    for (uint64_t range = 1; range < n && range != 0; range <<= 8) {
-      if (pos_ == size_) {
-        exhausted_ = true;
-        return 0;
-      }
-      v = (v << 8) | data_[pos_++];
-    }
-    return v % n;
-  }
-  bool exhausted() const override { return exhausted_; }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t pos_ = 0;
-  bool exhausted_ = false;
-};
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
@@ -55,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opts.sync_per_mille = 20;
   opts.final_sync = true;
   // The first byte picks the dtype, the rest are the program.
-  ByteChoices choices(data + 1, size - 1);
+  eagervm::fuzz::ByteChoices choices(data + 1, size - 1);
   const std::string failure = (data[0] & 1)
                                   ? eagervm::testing::detail::Program<int64_t>(&choices, opts).Run()
                                   : eagervm::testing::detail::Program<float>(&choices, opts).Run();

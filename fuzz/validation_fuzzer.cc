@@ -19,6 +19,7 @@
 
 #include "base/byte_size.h"
 #include "base/env_registry.h"
+#include "byte_choices.h"
 #include "eagervm/eagervm.h"
 #include "random_program_ops.h"
 
@@ -31,21 +32,7 @@ using namespace eagervm;  // NOLINT: a fuzz target's whole vocabulary
   std::abort();
 }
 
-// Bytes as a stream of small choices; 0 once they run out.
-class Bytes {
- public:
-  Bytes(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  uint8_t Next() { return pos_ < size_ ? data_[pos_++] : 0; }
-  bool done() const { return pos_ >= size_; }
-  std::string Rest() {
-    return std::string(reinterpret_cast<const char*>(data_ + pos_), size_ - pos_);
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t pos_ = 0;
-};
+using Bytes = fuzz::ByteChoices;
 
 // ---- environment ----
 
@@ -106,20 +93,20 @@ int64_t Dim(uint8_t b) {
 }
 
 Shape AnyShape(Bytes& in) {
-  const int rank = in.Next() % 11;  // up to kMaxDims + 2
+  const int rank = in.Byte() % 11;  // up to kMaxDims + 2
   std::vector<int64_t> dims;
-  for (int i = 0; i < rank; ++i) dims.push_back(Dim(in.Next()));
+  for (int i = 0; i < rank; ++i) dims.push_back(Dim(in.Byte()));
   return Shape(absl::MakeConstSpan(dims));
 }
 
-DType AnyDType(Bytes& in) { return static_cast<DType>(in.Next() % kNumDTypes); }
+DType AnyDType(Bytes& in) { return static_cast<DType>(in.Byte() % kNumDTypes); }
 
 Scalar AnyScalar(Bytes& in) {
-  switch (in.Next() % 8) {
+  switch (in.Byte() % 8) {
     case 0:
       return Scalar(int64_t{0});
     case 1:
-      return Scalar(int64_t{in.Next()} - 128);
+      return Scalar(int64_t{in.Byte()} - 128);
     case 2:
       return Scalar(std::numeric_limits<int64_t>::max());
     case 3:
@@ -139,11 +126,11 @@ void FuzzOps(Bytes& in) {
   std::vector<Tensor> pool = {Full({2, 3}, 1, DType::kFloat32), Full({3}, 2, DType::kInt64),
                               Full({}, 1, DType::kBool),        Full({0, 3}, 0, DType::kInt32),
                               Full({3, 2}, 4, DType::kFloat64), Full({1, 3}, 5, DType::kInt32)};
-  auto pick = [&]() -> const Tensor& { return pool[in.Next() % pool.size()]; };
-  for (int step = 0; step < 64 && !in.done(); ++step) {
+  auto pick = [&]() -> const Tensor& { return pool[in.Byte() % pool.size()]; };
+  for (int step = 0; step < 64 && !in.at_end(); ++step) {
     Tensor t;
     absl::Status s;
-    switch (in.Next() % 18) {
+    switch (in.Byte() % 18) {
       case 0:
         t = Full(AnyShape(in), AnyScalar(in), AnyDType(in));
         break;
@@ -151,7 +138,7 @@ void FuzzOps(Bytes& in) {
         t = Empty(AnyShape(in), AnyDType(in));  // reading it is a runtime error
         break;
       case 2: {
-        std::vector<float> v(in.Next() % 32, 1.0f);
+        std::vector<float> v(in.Byte() % 32, 1.0f);
         t = FromVector<float>(v, AnyShape(in));
         break;
       }
@@ -159,12 +146,12 @@ void FuzzOps(Bytes& in) {
         t = pick().Reshape(AnyShape(in));
         break;
       case 4:
-        t = pick().Slice(Dim(in.Next()), Dim(in.Next()));
+        t = pick().Slice(Dim(in.Byte()), Dim(in.Byte()));
         break;
       case 5: {
         const Tensor& a = pick();
         const Tensor& b = pick();
-        switch (in.Next() % 5) {
+        switch (in.Byte() % 5) {
           case 0:
             t = ops::Add(a, b);
             break;
@@ -185,7 +172,7 @@ void FuzzOps(Bytes& in) {
       case 6: {
         const Tensor& a = pick();
         const Scalar sc = AnyScalar(in);
-        switch (in.Next() % 4) {
+        switch (in.Byte() % 4) {
           case 0:
             t = ops::AddScalar(a, sc);
             break;
@@ -202,7 +189,7 @@ void FuzzOps(Bytes& in) {
       }
       case 7: {
         const Tensor& a = pick();
-        switch (in.Next() % 7) {
+        switch (in.Byte() % 7) {
           case 0:
             t = ops::Relu(a);
             break;
@@ -234,9 +221,9 @@ void FuzzOps(Bytes& in) {
         break;
       case 10: {
         const Tensor& a = pick();
-        const int axis = static_cast<int>(static_cast<int8_t>(in.Next()));
-        const bool keep = in.Next() & 1;
-        switch (in.Next() % 6) {
+        const int axis = static_cast<int>(static_cast<int8_t>(in.Byte()));
+        const bool keep = in.Byte() & 1;
+        switch (in.Byte() % 6) {
           case 0:
             t = ops::Sum(a, axis, keep);
             break;
@@ -262,7 +249,7 @@ void FuzzOps(Bytes& in) {
         break;
       case 12: {
         const Tensor& a = pick();
-        switch (in.Next() % 4) {
+        switch (in.Byte() % 4) {
           case 0:
             s = ops::AddInplace(a, pick());
             break;
@@ -278,11 +265,11 @@ void FuzzOps(Bytes& in) {
         break;
       }
       case 13:
-        t = RandomNormal(AnyShape(in), AnyDType(in), Device::Cpu(), in.Next());
+        t = RandomNormal(AnyShape(in), AnyDType(in), Device::Cpu(), in.Byte());
         break;
       case 14: {  // custom ops: attrs of any type, unknown names
         Attrs attrs;
-        switch (in.Next() % 4) {
+        switch (in.Byte() % 4) {
           case 0:
             attrs["fail"] = 2.5;  // the kernel's std::get throws: an Internal error
             break;
@@ -290,7 +277,7 @@ void FuzzOps(Bytes& in) {
             attrs["fail"] = std::string("x");
             break;
           case 2:
-            attrs["fail"] = int64_t{in.Next()};
+            attrs["fail"] = int64_t{in.Byte()};
             break;
           default:
             break;
@@ -299,20 +286,20 @@ void FuzzOps(Bytes& in) {
                                "no.such.op", "Add"};
         testing::detail::RegisterProgramOps();
         std::vector<Tensor> inputs;
-        for (int n = in.Next() % 3; n > 0; --n) inputs.push_back(pick());
-        absl::StatusOr<std::vector<Tensor>> out = ops::Call(names[in.Next() % 4], inputs, attrs);
+        for (int n = in.Byte() % 3; n > 0; --n) inputs.push_back(pick());
+        absl::StatusOr<std::vector<Tensor>> out = ops::Call(names[in.Byte() % 4], inputs, attrs);
         if (out.ok() && !out->empty()) t = (*out)[0];
         if (!out.ok()) s = out.status();
         break;
       }
       case 15:
-        t = pick().To(Device::Cuda(in.Next() % 3));
+        t = pick().To(Device::Cuda(in.Byte() % 3));
         break;
       case 16: {  // host reads of the wrong type or size
         const Tensor& a = pick();
         (void)a.Item<float>();
         (void)a.ToVector<int32_t>();
-        std::vector<char> buf(in.Next() % 64);
+        std::vector<char> buf(in.Byte() % 64);
         (void)a.CopyToHost(buf.data(), buf.size());
         break;
       }
@@ -322,7 +309,7 @@ void FuzzOps(Bytes& in) {
     if (t.defined()) {
       if (!t.ok() && t.status().ok()) Die("an error tensor with an OK status");
       (void)t.Wait();
-      if (t.ok() && in.Next() % 4 == 0 && pool.size() < 16) pool.push_back(t);
+      if (t.ok() && in.Byte() % 4 == 0 && pool.size() < 16) pool.push_back(t);
     }
   }
   (void)Sync();
