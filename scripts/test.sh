@@ -45,8 +45,9 @@ if [ "$mode" = fuzz ]; then
   # seeds (second) are only read. A crash leaves crash-* in the build dir.
   for t in program validation; do
     mkdir -p "$dir/corpus/$t"
-    (cd "$dir" && "./fuzz/${t}_fuzzer" -max_total_time="${FUZZ_SECONDS:-25}" -timeout=10 \
-      -max_len=2048 -rss_limit_mb=2048 -print_final_stats=1 "corpus/$t" "../../fuzz/corpus/$t")
+    "$dir/fuzz/${t}_fuzzer" -max_total_time="${FUZZ_SECONDS:-25}" -timeout=10 -max_len=2048 \
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" "$dir/corpus/$t" \
+      "fuzz/corpus/$t"
   done
   exit 0
 fi
