@@ -22,6 +22,7 @@ TEST(ShapeOverflow, IsValidBoundsTheElementCount) {
   EXPECT_FALSE((Shape{INT64_MAX, 2}).IsValid());
   EXPECT_TRUE((Shape{INT64_MAX, 0}).IsValid());  // no elements
   EXPECT_TRUE((Shape{0, INT64_MAX, INT64_MAX}).IsValid());
+  EXPECT_TRUE((Shape{k2to32, k2to32, 0}).IsValid());  // whatever the order
 }
 
 TEST(ShapeOverflow, CreationAndViewsReject) {

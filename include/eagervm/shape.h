@@ -49,11 +49,14 @@ class EAGERVM_EXPORT Shape {
   // element count exceeds kMaxNumel.
   bool IsValid() const {
     if (overflow_) return false;
-    for (int i = 0; i < rank_; ++i)
+    bool empty = false;
+    for (int i = 0; i < rank_; ++i) {
       if (dims_[i] < 0) return false;
+      empty |= dims_[i] == 0;
+    }
+    if (empty) return true;  // no elements, whatever the other extents
     int64_t n = 1;
     for (int i = 0; i < rank_; ++i) {
-      if (dims_[i] == 0) return true;
       if (dims_[i] > kMaxNumel / n) return false;
       n *= dims_[i];
     }
