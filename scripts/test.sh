@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds eagervm and runs the whole test suite.
-# Usage: scripts/test.sh [release|asan|tsan|thread-safety]   (default: release)
+# Usage: scripts/test.sh [release|asan|tsan|thread-safety|fuzz]   (default: release)
 #   thread-safety: builds the library with clang++ and -Wthread-safety
 #   -Werror (the ABSL_GUARDED_BY annotations, all in src/, checked); it runs
 #   nothing, the other modes run the same code.
+#   fuzz: builds only the library and the libFuzzer targets (fuzz/) with
+#   clang++, ASan+UBSan, -O1, and runs each target for FUZZ_SECONDS (default
+#   25) from its seed corpus (docs/fuzzing.md; scripts/fuzz.sh runs longer).
 # The library builds as a unity build (CMAKE_UNITY_BUILD: a layer's sources
 # compiled 16 to a translation unit), which cuts its compile time ~3.5x on the
 # CI machine's two cores; tests are one source each, so it does not touch them.
@@ -23,14 +26,39 @@ case "$mode" in
     dir=build/thread-safety; run_tests=0
     flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CXX_COMPILER=clang++
            "-DCMAKE_CXX_FLAGS=-Wthread-safety -Werror" -DEAGERVM_CUDA=OFF) ;;
-  *) echo "usage: $0 [release|asan|tsan|thread-safety]" >&2; exit 2 ;;
+  # -O1 -g, no tests or examples: the CI budget buys fuzzing time, not builds.
+  fuzz)
+    dir=build/fuzz; run_tests=0
+    flags=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DCMAKE_CXX_COMPILER=clang++
+           -DEAGERVM_SANITIZER=asan -DEAGERVM_FUZZ=ON -DEAGERVM_CUDA=OFF -DEAGERVM_BUILD_TESTS=OFF
+           -DEAGERVM_BUILD_EXAMPLES=OFF -DEAGERVM_INSTALL=OFF) ;;
+  *) echo "usage: $0 [release|asan|tsan|thread-safety|fuzz]" >&2; exit 2 ;;
 esac
-if [ "$mode" = thread-safety ]; then scripts/install_deps.sh clang; else scripts/install_deps.sh; fi
+if [ "$mode" = thread-safety ] || [ "$mode" = fuzz ]; then
+  scripts/install_deps.sh clang
+else
+  scripts/install_deps.sh
+fi
 cmake -S . -B "$dir" -G Ninja "${flags[@]}" -DEAGERVM_BUILD_BENCHMARKS=OFF \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
-if [ "$run_tests" = 1 ]; then cmake --build "$dir" -j "$(nproc)"; else cmake --build "$dir" -j "$(nproc)" --target eagervm; fi
-[ "$run_tests" = 1 ] || exit 0
+if [ "$mode" = thread-safety ]; then
+  cmake --build "$dir" -j "$(nproc)" --target eagervm
+else
+  cmake --build "$dir" -j "$(nproc)"
+fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if [ "$mode" = fuzz ]; then
+  # New inputs go to the build's corpus (first directory); the checked-in
+  # seeds (second) are only read. A crash leaves crash-* in the build dir.
+  for t in program validation; do
+    mkdir -p "$dir/corpus/$t"
+    "$dir/fuzz/${t}_fuzzer" -max_total_time="${FUZZ_SECONDS:-25}" -timeout=10 -max_len=2048 \
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" "$dir/corpus/$t" \
+      "fuzz/corpus/$t"
+  done
+  exit 0
+fi
+[ "$run_tests" = 1 ] || exit 0
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"

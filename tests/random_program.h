@@ -7,6 +7,12 @@
 // Views (Reshape, Slice) share the reference storage of their base, so a write
 // through a view must show up in every other view of the same storage.
 //
+// Optionally (the fuzzer, fuzz/program_fuzzer.cc) programs also call a custom
+// op that may fail, and Sync() mid-program; the reference then models errors
+// as data: a storage poisoned by failure #k stays poisoned, every read of it
+// must return failure #k, and Sync() must return the failures no read has
+// reported. Choices come from a ChoiceSource: a seeded RNG, or fuzzer bytes.
+//
 // Header-only so every test binary (differential, synchronous, compute on the
 // scheduler thread) builds its own copy without a test library.
 #ifndef EAGERVM_TESTS_RANDOM_PROGRAM_H_
@@ -16,12 +22,14 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "random_program_ops.h"
 
 namespace eagervm::testing {
 
@@ -41,16 +49,47 @@ struct ProgramOptions {
   int num_ops = 100;
   int num_streams = 2;      // ops pick Stream(cpu, i) with i < num_streams
   int read_per_mille = 20;  // chance (per 1000 ops) of a blocking Item/ToVector mid-program
+  // Chance of a call of the custom AddOne ops (in place or not; half of them
+  // fail, random_program_ops.h), and of a Sync() mid-program.
+  int custom_per_mille = 0;
+  int sync_per_mille = 0;
+  // At the end, drop every handle and Sync(): it must report exactly the
+  // failures no read has, and every byte must be back (bytes_in_use 0).
+  bool final_sync = false;
+};
+
+// Where a program's choices come from.
+class ChoiceSource {
+ public:
+  virtual ~ChoiceSource() = default;
+  virtual uint64_t Below(uint64_t n) = 0;  // in [0, n); n > 0
+  virtual bool exhausted() const { return false; }
+};
+
+class RngChoices final : public ChoiceSource {
+ public:
+  explicit RngChoices(uint64_t seed) : rng_(seed) {}
+  uint64_t Below(uint64_t n) override { return rng_() % n; }
+
+ private:
+  std::mt19937_64 rng_;
 };
 
 namespace detail {
 
+// The reference of one storage: its values, and the failure that poisoned it.
+template <typename T>
+struct RefStorage {
+  std::vector<T> values;
+  int64_t error = 0;  // 0: none; else the id of the failing AddOne call
+};
+
 // One slot of the program: a tensor handle (maybe a view) and its reference.
 template <typename T>
 struct Slot {
-  Tensor t;                                 // !defined() when the slot is empty
-  std::shared_ptr<std::vector<T>> storage;  // shared by views of one base
-  int64_t offset = 0;                       // in elements
+  Tensor t;                                // !defined() when the slot is empty
+  std::shared_ptr<RefStorage<T>> storage;  // shared by views of one base
+  int64_t offset = 0;                      // in elements
   Shape shape;
   int64_t numel() const { return shape.numel(); }
   bool live() const { return t.defined(); }
@@ -61,21 +100,32 @@ class Program {
  public:
   static constexpr int64_t kBound = int64_t{1} << 20;  // |value| stays below: exact in float32
 
-  Program(uint64_t seed, const ProgramOptions& opts) : rng_(seed), opts_(opts) {
+  Program(ChoiceSource* choices, const ProgramOptions& opts) : choices_(choices), opts_(opts) {
     slots_.resize(6 + Rand(5));  // 6..10 tensors
   }
 
   // "" on success, else a description of the first mismatch or failure.
   std::string Run() {
-    for (int op = 0; op < opts_.num_ops && failure_.empty(); ++op) Step();
+    for (int op = 0; op < opts_.num_ops && failure_.empty() && !choices_->exhausted(); ++op) {
+      Step();
+    }
     for (size_t k = 0; k < slots_.size() && failure_.empty(); ++k) {
       if (slots_[k].live()) Compare(k, "final");
+    }
+    if (opts_.final_sync && failure_.empty()) {
+      for (Slot<T>& s : slots_) s = Slot<T>();
+      Log("drop everything");
+      CheckSync("final Sync");
+      const VmStats stats = VirtualMachine::Get().GetStats();
+      for (const MemoryStats& m : stats.memory) {
+        if (m.bytes_in_use != 0) Fail("bytes in use after the final Sync: " + stats.ToString());
+      }
     }
     return failure_;
   }
 
  private:
-  uint64_t Rand(uint64_t n) { return rng_() % n; }
+  uint64_t Rand(uint64_t n) { return choices_->Below(n); }
   T SmallValue(int range) {
     return static_cast<T>(static_cast<int64_t>(Rand(2 * range + 1)) - range);
   }
@@ -97,10 +147,17 @@ class Program {
   }
 
   std::vector<T> Ref(const Slot<T>& s) const {
-    return std::vector<T>(s.storage->begin() + s.offset, s.storage->begin() + s.offset + s.numel());
+    const std::vector<T>& v = s.storage->values;
+    return std::vector<T>(v.begin() + s.offset, v.begin() + s.offset + s.numel());
   }
-  void SetRef(Slot<T>& s, const std::vector<T>& v) {
-    std::copy(v.begin(), v.end(), s.storage->begin() + s.offset);
+  // Writes through slot s: values, or the error of the inputs (self first).
+  void SetRef(Slot<T>& s, const std::vector<T>& v, int64_t error = 0) {
+    if (error == 0) error = s.storage->error;
+    if (error != 0) {
+      s.storage->error = error;
+      return;
+    }
+    std::copy(v.begin(), v.end(), s.storage->values.begin() + s.offset);
   }
   static bool InBound(const std::vector<T>& v) {
     for (T x : v) {
@@ -151,9 +208,44 @@ class Program {
     if (!s.ok()) Fail(std::string(op) + " failed: " + s.ToString());
   }
 
+  // A read of a poisoned storage must return its failure (now reported).
+  bool ExpectFailure(const Slot<T>& s, const absl::Status& got, const char* what) {
+    const int64_t id = s.storage->error;
+    if (id == 0) return false;
+    unreported_.erase(id);
+    if (got.code() != absl::StatusCode::kDataLoss ||
+        std::string(got.message()).find(FailureTag(id)) == std::string::npos) {
+      Fail(std::string(what) + " should fail with " + FailureTag(id) + ", got " + got.ToString());
+    }
+    return true;
+  }
+  // Sync() returns one of the failures no read has reported, counting the others.
+  void CheckSync(const char* what) {
+    const absl::Status s = Sync();
+    const std::string msg(s.message());
+    if (unreported_.empty()) {
+      if (!s.ok()) Fail(std::string(what) + " should be OK, got " + s.ToString());
+      return;
+    }
+    bool named = false;
+    for (int64_t id : unreported_) named |= msg.find(FailureTag(id)) != std::string::npos;
+    const std::string more =
+        unreported_.size() == 1 ? "" : "(and " + std::to_string(unreported_.size() - 1) + " more";
+    if (s.code() != absl::StatusCode::kDataLoss || !named || msg.find(more) == std::string::npos) {
+      Fail(std::string(what) + " should return one of " + std::to_string(unreported_.size()) +
+           " unreported failures, got " + s.ToString());
+    }
+    unreported_.clear();
+  }
+
   void Compare(size_t k, const char* when) {
     const Slot<T>& s = slots_[k];
     absl::StatusOr<std::vector<T>> got = s.t.template ToVector<T>();
+    if (s.storage->error != 0) {
+      if (got.ok()) return Fail(std::string(when) + " read of " + Name(k) + " should fail");
+      ExpectFailure(s, got.status(), "ToVector");
+      return;
+    }
     if (!got.ok()) return Fail(std::string("ToVector failed: ") + got.status().ToString());
     const std::vector<T> want = Ref(s);
     if (got->size() != want.size() ||
@@ -169,11 +261,11 @@ class Program {
   }
 
   // Stores a fresh (non-view) tensor and its reference in slot k.
-  void Put(int k, Tensor t, std::vector<T> ref) {
+  void Put(int k, Tensor t, std::vector<T> ref, int64_t error = 0) {
     Slot<T>& s = slots_[k];
     s.shape = t.shape();
     s.t = std::move(t);  // drops the old handle: maybe a ReleaseTensor
-    s.storage = std::make_shared<std::vector<T>>(std::move(ref));
+    s.storage = std::make_shared<RefStorage<T>>(RefStorage<T>{std::move(ref), error});
     s.offset = 0;
   }
   void PutView(int k, Tensor view, const Slot<T>& base, int64_t offset) {
@@ -189,10 +281,42 @@ class Program {
     return t.ok();
   }
 
+  // The error an op reading slots i then j gets: the first poisoned input's.
+  int64_t ErrorOf(int i, int j) const {
+    return slots_[i].storage->error != 0 ? slots_[i].storage->error : slots_[j].storage->error;
+  }
+
+  // The custom AddOne ops (random_program_ops.h), failing or not.
+  void CustomStep(int k, int i) {
+    const bool inplace = Rand(2) == 1;
+    const bool fail = Rand(2) == 1;
+    const int64_t id = fail ? next_failure_++ : 0;
+    std::vector<T> r = Ref(slots_[i]);
+    for (T& x : r) x += 1;
+    if (!InBound(r)) return Fill(i);
+    // A poisoned input is forwarded: the kernel does not run, nothing new fails.
+    const int64_t error = slots_[i].storage->error != 0 ? slots_[i].storage->error : id;
+    if (error == id && id != 0) unreported_.insert(id);
+    Log(std::string(inplace ? "AddOneInplace(" : "t" + std::to_string(k) + " = AddOne(") + Name(i) +
+        (fail ? ", " + FailureTag(id) : std::string()) + ")");
+    absl::StatusOr<std::vector<Tensor>> out = CallAddOne(slots_[i].t, inplace, id);
+    if (!out.ok()) return Fail("AddOne rejected: " + out.status().ToString());
+    if (inplace) return SetRef(slots_[i], r, error);
+    Put(k, std::move((*out)[0]), std::move(r), error);
+  }
+
   void Step() {
     StreamScope scope(Stream(Device::Cpu(), static_cast<int>(Rand(opts_.num_streams))));
     const int k = static_cast<int>(Rand(slots_.size()));  // target slot for new tensors
     const int i = RandomLive();
+    if (opts_.sync_per_mille > 0 && Rand(1000) < static_cast<uint64_t>(opts_.sync_per_mille)) {
+      Log("Sync");
+      return CheckSync("mid-program Sync");
+    }
+    if (i >= 0 && opts_.custom_per_mille > 0 &&
+        Rand(1000) < static_cast<uint64_t>(opts_.custom_per_mille)) {
+      return CustomStep(k, i);
+    }
     const uint64_t kind = (i < 0)                                                    ? Rand(2)
                           : Rand(1000) < static_cast<uint64_t>(opts_.read_per_mille) ? 99
                                                                                      : Rand(12);
@@ -224,7 +348,7 @@ class Program {
         if (!InBound(r)) return Fill(i);
         Log("t" + std::to_string(k) + " = Add(" + Name(i) + ", " + Name(j) + ")");
         Tensor t = ops::Add(slots_[i].t, slots_[j].t.Reshape(slots_[i].shape));
-        if (CheckTensor(t, "Add")) Put(k, std::move(t), std::move(r));
+        if (CheckTensor(t, "Add")) Put(k, std::move(t), std::move(r), ErrorOf(i, j));
         return;
       }
       case 3: {  // AddInplace (x += x allowed)
@@ -236,7 +360,7 @@ class Program {
         if (!InBound(r)) return Fill(i);
         Log("AddInplace(" + Name(i) + ", " + Name(j) + ")");
         Check(ops::AddInplace(slots_[i].t, slots_[j].t.Reshape(slots_[i].shape)), "AddInplace");
-        SetRef(slots_[i], r);
+        SetRef(slots_[i], r, ErrorOf(i, j));
         return;
       }
       case 4: {  // MulScalarInplace
@@ -255,7 +379,7 @@ class Program {
         if (j < 0) return Fill(i);
         Log("CopyInto(" + Name(i) + ", " + Name(j) + ")");
         Check(ops::CopyInto(slots_[i].t, slots_[j].t.Reshape(slots_[i].shape)), "CopyInto");
-        SetRef(slots_[i], Ref(slots_[j]));
+        SetRef(slots_[i], Ref(slots_[j]), ErrorOf(i, j));
         return;
       }
       case 6:
@@ -263,7 +387,7 @@ class Program {
       case 7: {  // To(cpu): a copy
         Log("t" + std::to_string(k) + " = " + Name(i) + ".To(cpu)");
         Tensor t = slots_[i].t.To(Device::Cpu());
-        if (CheckTensor(t, "To")) Put(k, std::move(t), Ref(slots_[i]));
+        if (CheckTensor(t, "To")) Put(k, std::move(t), Ref(slots_[i]), ErrorOf(i, i));
         return;
       }
       case 8: {  // Reshape view
@@ -296,6 +420,7 @@ class Program {
         Log("read " + Name(i));
         if (slots_[i].numel() == 1) {
           absl::StatusOr<T> v = slots_[i].t.template Item<T>();
+          if (ExpectFailure(slots_[i], v.status(), "Item")) return;
           if (!v.ok()) return Fail("Item failed: " + v.status().ToString());
           const T want = Ref(slots_[i])[0];
           if (std::memcmp(&*v, &want, sizeof(T)) != 0) {
@@ -316,8 +441,10 @@ class Program {
     SetRef(slots_[i], std::vector<T>(slots_[i].numel(), v));
   }
 
-  std::mt19937_64 rng_;
+  ChoiceSource* choices_;
   const ProgramOptions opts_;
+  int64_t next_failure_ = 1;
+  std::set<int64_t> unreported_;  // failures no read or Sync has reported yet
   std::vector<Slot<T>> slots_;
   std::vector<std::string> log_;
   std::string failure_;
@@ -329,8 +456,9 @@ class Program {
 // Returns "" if every read matched the sequential reference bitwise, else a
 // description of the first mismatch with the last ops that led to it.
 inline std::string RunRandomProgram(uint64_t seed, const ProgramOptions& opts = {}) {
-  std::string failure = (seed % 2 == 0) ? detail::Program<float>(seed, opts).Run()
-                                        : detail::Program<int64_t>(seed, opts).Run();
+  RngChoices choices(seed);
+  std::string failure = (seed % 2 == 0) ? detail::Program<float>(&choices, opts).Run()
+                                        : detail::Program<int64_t>(&choices, opts).Run();
   if (failure.empty()) return failure;
   return "seed " + std::to_string(seed) + ": " + failure;
 }

@@ -36,16 +36,30 @@ class EAGERVM_EXPORT Shape {
   const int64_t* end() const { return dims_ + rank_; }
   absl::Span<const int64_t> dims() const { return {dims_, static_cast<size_t>(rank_)}; }
 
+  // Elements a valid shape holds at most, so that its bytes (8 per element
+  // at most) fit an int64 (and a size_t).
+  static constexpr int64_t kMaxNumel = int64_t{1} << 60;
+  // Meaningful for a valid shape only (an invalid one's product wraps; no UB).
   int64_t numel() const {
-    int64_t n = 1;
-    for (int i = 0; i < rank_; ++i) n *= dims_[i];
-    return n;
+    uint64_t n = 1;
+    for (int i = 0; i < rank_; ++i) n *= static_cast<uint64_t>(dims_[i]);
+    return static_cast<int64_t>(n);
   }
-  // False if a dimension is negative or more than kMaxDims were given.
+  // False if a dimension is negative, more than kMaxDims were given, or the
+  // element count exceeds kMaxNumel.
   bool IsValid() const {
     if (overflow_) return false;
-    for (int i = 0; i < rank_; ++i)
+    bool empty = false;
+    for (int i = 0; i < rank_; ++i) {
       if (dims_[i] < 0) return false;
+      empty |= dims_[i] == 0;
+    }
+    if (empty) return true;  // no elements, whatever the other extents
+    int64_t n = 1;
+    for (int i = 0; i < rank_; ++i) {
+      if (dims_[i] > kMaxNumel / n) return false;
+      n *= dims_[i];
+    }
     return true;
   }
   void push_back(int64_t d) {

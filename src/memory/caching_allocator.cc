@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/fault_injection.h"
+#include "base/str_cat.h"
 #include "memory/asan_poison.h"
 
 namespace eagervm::memory {
@@ -47,6 +49,10 @@ CachingAllocator::~CachingAllocator() {
 
 absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
   if (bytes == 0) return static_cast<void*>(zero_size_sentinel);
+  if (base::ShouldInjectFault(base::FaultSite::kAllocation)) [[unlikely]] {
+    return absl::ResourceExhaustedError(
+        base::Cat("out of memory: injected fault (test only): allocation of ", bytes, " bytes"));
+  }
   if (bytes > kMaxRequest)
     return OutOfMemory(bytes, /*system_refused=*/true, /*recovery_tried=*/false);
   const size_t size = RoundUp(bytes, kAlignment);

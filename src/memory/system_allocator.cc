@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "base/fault_injection.h"
 #include "base/str_cat.h"
 
 namespace eagervm::memory {
@@ -12,6 +13,10 @@ alignas(kSystemAlignment) char system_zero_sentinel[kSystemAlignment];
 
 absl::StatusOr<void*> SystemAllocator::Allocate(size_t bytes) {
   if (bytes == 0) return static_cast<void*>(system_zero_sentinel);
+  if (base::ShouldInjectFault(base::FaultSite::kAllocation)) [[unlikely]] {
+    return absl::ResourceExhaustedError(
+        base::Cat("out of memory: injected fault (test only): allocation of ", bytes, " bytes"));
+  }
   const int64_t now = in_use_.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
   if (limit_ > 0 && now > limit_) {
     in_use_.fetch_sub(static_cast<int64_t>(bytes));

@@ -4,7 +4,7 @@
 #include <nccl.h>
 
 #include "base/str_cat.h"
-#include "device/cuda/current_device.h"
+#include "device/cuda/scoped_device.h"
 #include "eagervm/status_macros.h"
 
 namespace eagervm::nccl {
@@ -101,7 +101,9 @@ absl::StatusOr<std::unique_ptr<dist::Communicator>> MakeNcclCommunicator(dist::C
   ncclUniqueId id;
   if (host.rank() == 0) EAGERVM_RETURN_IF_ERROR(FromNccl(ncclGetUniqueId(&id), "ncclGetUniqueId"));
   EAGERVM_RETURN_IF_ERROR(host.BroadcastBytes(&id, sizeof(id), /*root=*/0));
-  EAGERVM_RETURN_IF_ERROR(device::cuda::SetCurrentDevice(device));
+  // The communicator binds to the current device; the caller's is restored.
+  device::cuda::ScopedDevice on_device(device);
+  EAGERVM_RETURN_IF_ERROR(on_device.status());
   ncclComm_t comm = nullptr;
   EAGERVM_RETURN_IF_ERROR(
       FromNccl(ncclCommInitRank(&comm, host.size(), id, host.rank()), "ncclCommInitRank"));

@@ -46,6 +46,15 @@ absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* co
                       std::shared_ptr<const Attrs> attrs) {
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
   const Device device = first->device();
+  // Shapes inferred from valid inputs may still be too large (broadcasting
+  // or MatMul multiply extents): rejected before anything sizes storage.
+  for (const Tensor* out : outputs) {
+    if (!out->shape().IsValid()) [[unlikely]] {
+      return absl::InvalidArgumentError(base::Cat(def.name, ": the output shape ",
+                                                  out->shape().ToString(), " has more than ",
+                                                  Shape::kMaxNumel, " elements"));
+    }
+  }
   const KernelFn* kernel = def.FindKernel(device.type(), dtype);
   if (kernel == nullptr) [[unlikely]]
     return NoKernelError(def, Stream::Current(device), dtype);

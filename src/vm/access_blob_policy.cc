@@ -22,7 +22,13 @@ void AccessBlobPolicy::Compute(VmStream* stream) {
     }
     absl::Status s = blob_->EnsureAllocated(stream->allocator());
     if (!s.ok()) {
-      Deliver(std::make_shared<ErrorRecord>(s), nullptr, 0);
+      // The write did not happen: the tensor carries the failure (readers
+      // forward it, not "never written"), and the next sync point reports it.
+      auto e = std::make_shared<ErrorRecord>(
+          absl::Status(s.code(), base::Cat(name(), ": ", s.message())));
+      context_->RecordError(e);
+      blob_->set_error(e);
+      Deliver(e, nullptr, 0);
       return;
     }
   }

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "base/fault_injection.h"
 #include "base/str_cat.h"
 #include "vm/vm_context.h"
 #include "vm/vm_stream.h"
@@ -68,7 +69,11 @@ void OpCallPolicy::Compute(VmStream* stream) {
   KernelContext ctx(&args_);
   absl::Status status;
   try {
-    status = (*kernel_)(ctx);
+    if (base::ShouldInjectFault(base::FaultSite::kKernel)) [[unlikely]] {
+      status = absl::AbortedError("injected fault (test only): the kernel failed");
+    } else {
+      status = (*kernel_)(ctx);
+    }
   } catch (const std::exception& ex) {
     status = absl::InternalError(base::Cat("kernel threw: ", ex.what()));
   } catch (...) {
