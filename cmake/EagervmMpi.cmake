@@ -57,3 +57,11 @@ set(EAGERVM_MPIEXEC_FLAGS --oversubscribe --bind-to none --mca btl self,vader
     --mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1)
 set(EAGERVM_MPI_TEST_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     OMPI_MCA_rmaps_base_oversubscribe=1)
+# ASan: OpenMPI is not sanitizer-built and leaves allocations behind at
+# MPI_Finalize from components it has dlclose()d, so LeakSanitizer cannot even
+# name the library to suppress (the frames are "<unknown module>"). The MPI
+# tests run with ASan's memory checks and UBSan, without the leak check; every
+# other test keeps it (docs/distributed.md).
+if(EAGERVM_SANITIZER STREQUAL "asan")
+  list(APPEND EAGERVM_MPI_TEST_ENV "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
+endif()
