@@ -13,6 +13,11 @@
 namespace eagervm::ops {
 
 absl::Status AddInplace(const Tensor& self, const Tensor& other) {
+  if (internal::UsableWithSameMeta(self, other) && self.impl()->meta.dtype != DType::kBool)
+      [[likely]] {
+    return internal::SubmitOp(EAGERVM_BUILTIN_OP("AddInplace"), self.impl()->meta.dtype,
+                              {&self, &other}, {});
+  }
   EAGERVM_RETURN_IF_ERROR(internal::CheckSameDeviceAndDType(self, other, "AddInplace"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "AddInplace"));
   // `other` broadcasts to self's shape; self itself never grows.

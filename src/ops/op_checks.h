@@ -6,6 +6,8 @@
 
 #include "absl/status/status.h"
 #include "eagervm/tensor.h"
+#include "vm/fork_guard.h"
+#include "vm/tensor_impl.h"
 
 namespace eagervm::internal {
 
@@ -15,6 +17,20 @@ absl::Status CheckSameDeviceAndDType(const Tensor& a, const Tensor& b, std::stri
 absl::Status CheckSameMeta(const Tensor& a, const Tensor& b, std::string_view op);
 // Not bool (arithmetic is not defined on it).
 absl::Status CheckNumeric(const Tensor& t, std::string_view op);
+
+// The common case of an op on two tensors, in a few loads and no call: both
+// defined, ok (not error tensors, made in this process) and of one device,
+// dtype and shape. False sends the caller to its full checks, which name
+// what is wrong; true is exactly "CheckSameMeta would return OK".
+inline bool UsableWithSameMeta(const Tensor& a, const Tensor& b) {
+  const TensorImpl* x = a.impl().get();
+  const TensorImpl* y = b.impl().get();
+  if (x == nullptr || y == nullptr) return false;
+  const uint32_t generation = vm::ForkGeneration();
+  return x->status.ok() && y->status.ok() && x->fork_generation == generation &&
+         y->fork_generation == generation && x->meta.dtype == y->meta.dtype &&
+         x->meta.device == y->meta.device && x->meta.shape == y->meta.shape;
+}
 
 }  // namespace eagervm::internal
 

@@ -66,27 +66,45 @@ absl::Status EagerBuilder::FinishSlow(absl::Status build_status) {
 
 absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallArgs& a,
                                       Stream stream) {
-  absl::StatusOr<VmStream*> vs = ResolveStream(stream, call.name);
-  if (!vs.ok()) return vs.status();
-  if (a.scalars.size() > internal::KernelArgs::kMaxScalars) {
+  absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
+  if (!resolved.ok()) [[unlikely]]
+    return resolved.status();
+  if (a.scalars.size() > internal::KernelArgs::kMaxScalars) [[unlikely]] {
     return absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
   }
+  VmStream* vs = *resolved;
   Instruction* instr = InstructionPool::Acquire();
   OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
-  instr->set_stream(*vs);
+  instr->set_stream(vs);
   internal::KernelArgs& args = policy->args();
-  args.attrs = a.attrs;
+  if (a.attrs != nullptr) args.attrs = a.attrs;
   for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
+  // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
+  // while the operands are at hand: the storages and the inline bytes.
+  size_t bytes = 0;
   for (size_t i = 0; i < a.inputs.size(); ++i) {
     const internal::TensorImpl& t = *a.inputs[i]->impl();
-    args.inputs.push_back(internal::Operand{t.shared_blob(), t.meta, t.offset, nullptr});
-    if (call.mutates(static_cast<int>(i))) t.blob()->NoteWrite(*vs);
+    BlobObject* blob = t.blob();
+    const bool write = call.mutates(static_cast<int>(i));
+    if (write) {
+      blob->NoteWrite(vs);
+    } else if (blob->producer() == nullptr) [[unlikely]] {
+      args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
+    }
+    args.inputs.push_back(internal::Operand{blob, t.meta, t.offset, nullptr});
+    instr->accesses.push_back({blob, write});
+    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
   }
   for (const Tensor* out : a.outputs) {
     const internal::TensorImpl& t = *out->impl();
-    args.outputs.push_back(internal::Operand{t.shared_blob(), t.meta, t.offset, nullptr});
-    t.blob()->NoteWrite(*vs);
+    BlobObject* blob = t.blob();
+    blob->NoteWrite(vs);
+    args.outputs.push_back(internal::Operand{blob, t.meta, t.offset, nullptr});
+    instr->accesses.push_back({blob, true});
+    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
   }
+  instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
+  instr->prepared = true;
   Append(instr);
   only_releases_ = false;
   return absl::OkStatus();
@@ -147,8 +165,8 @@ absl::Status EagerBuilder::AccessBlob(const Tensor& t, BlobCallback cb, bool wri
 absl::Status EagerBuilder::ReleaseBlob(std::shared_ptr<BlobObject> blob) {
   VmStream* producer = blob->producer();
   if (producer == nullptr) return absl::OkStatus();  // never written: nothing to free in order
-  // After shutdown nothing runs; the BlobObject's destructor frees the memory.
-  if (ProcessVm().shut_down()) return absl::OkStatus();
+  // After shutdown the VM refuses it; the refused instruction frees the
+  // storage once nothing runs any more (SubmissionQueue::RecycleRefused).
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<ReleaseTensorPolicy>(std::move(blob));
   instr->set_stream(producer);

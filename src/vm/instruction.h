@@ -70,16 +70,26 @@ class Instruction {
   bool done() const { return done_.load(std::memory_order_acquire); }
   void MarkDone() { done_.store(true, std::memory_order_release); }
 
-  // Filled by the submitting thread (VmImpl::Receive), where the policy's
-  // operands are still in cache, and read by the scheduler: the storages it
-  // touches, and the bytes for VmOptions::inline_max_bytes.
+  // Filled by the submitting thread, where the policy's operands are still
+  // in cache, and read by the scheduler: the storages it touches, and the
+  // bytes for VmOptions::inline_max_bytes. A builder that knows them while it
+  // builds (EagerBuilder::CallKernel) fills them itself and sets `prepared`;
+  // SubmissionQueue::Append asks the policy for the others.
   void PrepareForScheduler() {
-    accesses.clear();
+    if (prepared) return;
     policy_->GetAccesses(&accesses);
     inline_bytes = policy_->InlineBytes();
+    prepared = true;
   }
-  AccessList accesses;
+  AccessList accesses;  // emptied by InstructionPool::Acquire
   size_t inline_bytes = InstructionPolicy::kNotInline;
+  bool prepared = false;
+
+  // The pending stack (SubmissionQueue): set on a pushed list's head by the
+  // submitting thread, read by the scheduler when it takes the stack.
+  Instruction* batch_next = nullptr;  // the list pushed before this one
+  Instruction* batch_tail = nullptr;  // the last instruction of this list
+  size_t batch_size = 0;
 
   // --- scheduler thread only ---
   Instruction* next = nullptr;  // the one FIFO list it is in

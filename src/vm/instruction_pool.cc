@@ -74,6 +74,8 @@ void InstructionPool::Reset(Instruction* i) {
   i->in_degree = 0;
   i->on_dispatch.clear();
   i->on_release.clear();
+  i->accesses.clear();
+  i->prepared = false;
 }
 
 Instruction* InstructionPool::Acquire() {

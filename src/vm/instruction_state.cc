@@ -32,7 +32,7 @@ bool IsLegalTransition(InstrState from, InstrState to) {
     case S::kBuilding:
       return to == S::kFree || to == S::kPending;
     case S::kPending:
-      return to == S::kWaiting || to == S::kReady || to == S::kBarrier;
+      return to == S::kWaiting || to == S::kReady || to == S::kBarrier || to == S::kBuilding;
     case S::kWaiting:
       return to == S::kReady;
     case S::kReady:

@@ -23,6 +23,9 @@
 //   kPending  -> kWaiting   (intake: linked, in-degree > 0)
 //             -> kReady     (intake: linked, in-degree 0)
 //             -> kBarrier   (intake: barriers are not linked)
+//             -> kBuilding  (its push onto the pending stack lost the race
+//                            with Close(): the scheduler never saw it; it is
+//                            then recycled as a refused list is)
 //   kWaiting  -> kReady     (last in-edge satisfied: a predecessor on the same
 //                            stream, or one its device orders, was dispatched;
 //                            any other predecessor was released)
@@ -33,10 +36,9 @@
 //                            before it is released)
 // Nothing else. In particular kPending never returns to kFree: "pending"
 // means the scheduler will take it in, so a pending instruction freed is lost
-// work. Receive therefore decides (under the pending lock) whether it accepts a
-// list before marking it pending, and recycles a refused list straight from
-// kBuilding. Instruction::set_state, which InstructionPool also goes through,
-// checks every move against this table in debug and sanitizer builds.
+// work. A refused list is recycled from kBuilding (SubmissionQueue::Refuse).
+// Instruction::set_state, which InstructionPool also goes through, checks every move against this
+// table in debug and sanitizer builds.
 #ifndef EAGERVM_VM_INSTRUCTION_STATE_H_
 #define EAGERVM_VM_INSTRUCTION_STATE_H_
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "eagervm/custom_op.h"
@@ -18,8 +19,13 @@ class VmStream;
 
 namespace eagervm::internal {
 
+// `blob` is not owned: the storage outlives every instruction that names it
+// because its release instruction is ordered after each of them (the WAR/WAW
+// rule on the storage; docs/architecture.md, "Who keeps a storage alive").
+// A storage no write was ever submitted to has no release instruction; an op
+// reading one keeps it alive through KernelArgs::keep_alive instead.
 struct Operand {
-  std::shared_ptr<vm::BlobObject> blob;
+  vm::BlobObject* blob = nullptr;
   TensorMeta meta;
   int64_t offset = 0;    // bytes from the start of the storage (views)
   void* data = nullptr;  // resolved just before the kernel runs
@@ -51,6 +57,9 @@ struct KernelArgs {
   vm::VmStream* stream = nullptr;
   absl::InlinedVector<std::pair<void*, size_t>, 1> temps;  // freed after the kernel
   TempRegion* temp_region = nullptr;                       // graph plans only
+  // Storages read before any write to them was submitted (an error the
+  // kernel reports: "never written"): nothing else keeps them alive.
+  std::vector<std::shared_ptr<vm::BlobObject>> keep_alive;
 };
 
 // The instruction behind a KernelContext, for the runtime and its backends

@@ -11,9 +11,9 @@ namespace eagervm::vm {
 
 void OpCallPolicy::GetAccesses(AccessList* out) const {
   for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    out->push_back({args_.inputs[i].blob.get(), mutates(i)});
+    out->push_back({args_.inputs[i].blob, mutates(i)});
   }
-  for (const internal::Operand& o : args_.outputs) out->push_back({o.blob.get(), true});
+  for (const internal::Operand& o : args_.outputs) out->push_back({o.blob, true});
 }
 
 size_t OpCallPolicy::InlineBytes() const {

@@ -38,6 +38,9 @@ inline VmImpl& ProcessVm() {
 // Any thread. The runtime stream for `s` (created on first use), or an error
 // naming `op`: the VM was shut down, the device is absent, the index is out of range.
 absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op);
+// The same; `op` is measured only if it fails (a thread's last stream is
+// cached, and strlen on every op's path costs more than the lookup).
+absl::StatusOr<VmStream*> ResolveStream(Stream s, const char* op);
 // Any thread. OK if the calling thread may block on the VM; otherwise a
 // FailedPrecondition naming `what` (on a VM thread it would wait for itself;
 // inside a PhysicalRun build callback, for instructions not yet submitted).

@@ -19,35 +19,72 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
   }
   const size_t n = list->size;
   for (Instruction* i = list->head; i != nullptr; i = i->next) i->PrepareForScheduler();
-  bool accepted;
-  bool was_empty = false;
+  Instruction* head = list->head;
+  head->batch_tail = list->tail;
+  head->batch_size = n;
+  // Counted before the push: the scheduler may finish them before this
+  // thread runs again, and in flight (received - finished) must not go negative.
+  VmCounters::Bump(counters_->received, n);
+  Instruction* top = top_.load(std::memory_order_relaxed);
+  if (top != Closed()) [[likely]] {
+    // Pending before the push: the scheduler may take them in as soon as it
+    // lands (instruction_state.h).
+    for (Instruction* i = head; i != nullptr; i = i->next) i->set_state(InstrState::kPending);
+    do {
+      head->batch_next = top;
+    } while (top != Closed() && !top_.compare_exchange_weak(top, head, std::memory_order_release,
+                                                            std::memory_order_relaxed));
+  }
+  if (top == Closed()) [[unlikely]] {
+    counters_->received.fetch_sub(n, std::memory_order_relaxed);
+    return Refuse(list);
+  }
+  if (top == nullptr && !options_.synchronous) scheduler_->Notify();
+  *list = InstructionList();
+  return absl::OkStatus();
+}
+
+absl::Status SubmissionQueue::Refuse(InstructionList* list) {
+  // A push that lost the race with Close() was never visible to the
+  // scheduler: back to kBuilding, so it is recycled as a discarded build is.
+  for (Instruction* i = list->head; i != nullptr; i = i->next) {
+    if (i->state() == InstrState::kPending) i->set_state(InstrState::kBuilding);
+  }
+  bool recycle_now;
   {
     base::MutexLock lock(&mu_);
-    accepted = accepting_;
-    if (accepted) {
-      // Pending only once accepted (instruction_state.h): the scheduler may
-      // take them in as soon as the lock is released.
-      for (Instruction* i = list->head; i != nullptr; i = i->next) {
-        i->set_state(InstrState::kPending);
-      }
-      was_empty = pending_.empty();
-      pending_.Splice(list);
-      counters_->pending_depth.store(static_cast<int64_t>(pending_.size),
-                                     std::memory_order_relaxed);
-      VmCounters::Add<uint64_t>(counters_->received, n);  // under mu_
-    }
+    recycle_now = engine_stopped_;
+    if (!recycle_now) refused_.Splice(list);  // RecycleRefused
   }
-  if (!accepted) {
-    // Refused: nothing will ever run them. Still kBuilding, so they go back
-    // to the pool as a discarded build does. Outside mu_: destroying a
-    // policy may drop the last reference to a storage, whose release
-    // instruction comes back through Append.
-    while (!list->empty()) InstructionPool::Recycle(list->PopFront());
-    return absl::FailedPreconditionError(
-        "the eagervm VM has been shut down; no more work is accepted");
+  // Outside mu_: destroying a policy may drop the last reference to a
+  // storage, whose release instruction comes back through Append.
+  while (recycle_now && !list->empty()) InstructionPool::Recycle(list->PopFront());
+  *list = InstructionList();
+  return absl::FailedPreconditionError(
+      "the eagervm VM has been shut down; no more work is accepted");
+}
+
+// Takes the stack of pushed lists and appends them to `into` in push order.
+void SubmissionQueue::Drain(Instruction* top, InstructionList* into) {
+  Instruction* fifo = nullptr;  // the stack reversed: oldest first
+  while (top != nullptr) {
+    Instruction* below = top->batch_next;
+    top->batch_next = fifo;
+    fifo = top;
+    top = below;
   }
-  if (was_empty && !options_.synchronous) scheduler_->Notify();
-  return absl::OkStatus();
+  int64_t taken = 0;
+  for (Instruction* b = fifo; b != nullptr;) {
+    Instruction* after = b->batch_next;
+    InstructionList batch;
+    batch.head = b;
+    batch.tail = b->batch_tail;
+    batch.size = b->batch_size;
+    taken += static_cast<int64_t>(b->batch_size);
+    into->Splice(&batch);
+    b = after;
+  }
+  VmCounters::Add<uint64_t>(counters_->taken_in, static_cast<uint64_t>(taken));
 }
 
 // Reading the in-flight count costs a cache miss per op (the scheduler writes
@@ -76,9 +113,17 @@ void SubmissionQueue::WaitForRoom() {
 }
 
 void SubmissionQueue::TakeAll(InstructionList* into) {
-  base::MutexLock lock(&mu_);
-  into->Splice(&pending_);
-  counters_->pending_depth.store(0, std::memory_order_relaxed);
+  Instruction* top = top_.load(std::memory_order_relaxed);
+  while (top != nullptr && top != Closed() &&
+         !top_.compare_exchange_weak(top, nullptr, std::memory_order_acquire,
+                                     std::memory_order_relaxed)) {
+  }
+  if (top == Closed()) [[unlikely]] {
+    base::MutexLock lock(&mu_);
+    top = closed_with_;  // what was pushed before Close()
+    closed_with_ = nullptr;
+  }
+  if (top != nullptr && top != Closed()) Drain(top, into);
 }
 
 void SubmissionQueue::ReleaseWaitersIfDrained() {
@@ -92,11 +137,22 @@ void SubmissionQueue::ReleaseWaitersIfDrained() {
 void SubmissionQueue::Close() {
   {
     base::MutexLock lock(&mu_);
-    accepting_ = false;
+    Instruction* top = top_.exchange(Closed(), std::memory_order_acq_rel);
+    if (top != Closed()) closed_with_ = top;
   }
   closed_.store(true, std::memory_order_release);
   base::MutexLock lock(&bp_mu_);
   bp_cv_.NotifyAll();
+}
+
+void SubmissionQueue::RecycleRefused() {
+  InstructionList refused;
+  {
+    base::MutexLock lock(&mu_);
+    engine_stopped_ = true;
+    refused.Splice(&refused_);
+  }
+  while (!refused.empty()) InstructionPool::Recycle(refused.PopFront());
 }
 
 }  // namespace eagervm::vm

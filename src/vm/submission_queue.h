@@ -1,6 +1,6 @@
-// SubmissionQueue: the VM's intake. Submitting threads append instruction
-// lists to the pending list (one lock per list, a scheduler wake-up only on
-// empty -> non-empty) and wait here when too much is in flight
+// SubmissionQueue: the VM's intake. Submitting threads push instruction
+// lists onto the pending stack (one CAS per list, no lock; a scheduler
+// wake-up only on empty -> non-empty) and wait here when too much is in flight
 // (back-pressure, VmOptions::max_in_flight); the scheduler takes the whole
 // pending list at the start of each pass.
 #ifndef EAGERVM_VM_SUBMISSION_QUEUE_H_
@@ -40,6 +40,12 @@ class SubmissionQueue {
   void ReleaseWaitersIfDrained();
   // Stops accepting (shutdown) and wakes every back-pressure waiter.
   void Close();
+  // Shutdown, once nothing runs instructions any more (the scheduler has
+  // joined): recycles what Append refused since Close(); later refusals are
+  // recycled at once. Until then refusals wait: their operands do not own
+  // their storages (kernel_args.h), so a refused release must not free a
+  // storage that an instruction still in flight reads.
+  void RecycleRefused();
 
  private:
   bool CheckDue(size_t n) const;
@@ -49,9 +55,20 @@ class SubmissionQueue {
   VmCounters* counters_;
   base::Notifier* scheduler_;
 
-  base::Mutex mu_;
-  InstructionList pending_ ABSL_GUARDED_BY(mu_);
-  bool accepting_ ABSL_GUARDED_BY(mu_) = true;
+  absl::Status Refuse(InstructionList* list);
+  void Drain(Instruction* top, InstructionList* into);  // scheduler thread
+
+  // The pending lists: a lock-free stack (Treiber) of pushed lists, linked
+  // through their heads' batch_next; the scheduler takes all of it with one
+  // CAS and reverses it, so lists run in push order. Closed() marks a closed
+  // queue: a push that finds it is refused.
+  static Instruction* Closed() { return reinterpret_cast<Instruction*>(uintptr_t{1}); }
+  std::atomic<Instruction*> top_{nullptr};
+
+  base::Mutex mu_;  // Close(), refusals: never on the accepting path
+  Instruction* closed_with_ ABSL_GUARDED_BY(mu_) = nullptr;  // pushed before Close()
+  InstructionList refused_ ABSL_GUARDED_BY(mu_);
+  bool engine_stopped_ ABSL_GUARDED_BY(mu_) = false;
 
   // Back-pressure: waiters count themselves (seq_cst, paired with the
   // scheduler's load in ReleaseWaitersIfDrained) so that the scheduler takes

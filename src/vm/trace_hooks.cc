@@ -35,7 +35,7 @@ void PassTrace::Record(int64_t taken_in, VmImpl* vm) {
   const int64_t end_ns = profiler::NowNs();
   profiler::EmitSlice("scheduler", "schedule", start_ns_, end_ns, taken_in);
   const VmCounters& c = vm->counters();
-  profiler::EmitCounter("pending", c.pending_depth.load(std::memory_order_relaxed));
+  profiler::EmitCounter("pending", c.pending_depth());
   profiler::EmitCounter("running", c.running_depth.load(std::memory_order_relaxed));
   profiler::EmitCounter("in flight", c.in_flight());
   int64_t last = last_memory_sample_ns.load(std::memory_order_relaxed);

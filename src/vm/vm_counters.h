@@ -15,7 +15,6 @@ struct VmCounters {
   alignas(64) std::atomic<uint64_t> received{0};
   std::atomic<uint64_t> backpressure_waits{0};
   std::atomic<int64_t> peak_in_flight{0};
-  std::atomic<int64_t> pending_depth{0};
   // The scheduler thread.
   alignas(64) std::atomic<uint64_t> dispatched{0};
   std::atomic<uint64_t> finished{0};
@@ -25,6 +24,7 @@ struct VmCounters {
   std::atomic<uint64_t> scheduler_wakeups{0};
   std::atomic<int64_t> ready_depth{0};
   std::atomic<int64_t> running_depth{0};
+  std::atomic<uint64_t> taken_in{0};  // taken from the pending stack
   // Stream workers (rare: only failures).
   alignas(64) std::atomic<uint64_t> failed{0};
 
@@ -36,6 +36,11 @@ struct VmCounters {
   template <typename T>
   static void Add(std::atomic<T>& c, T n) {
     c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  // Received but not yet taken in by the scheduler.
+  int64_t pending_depth() const {
+    return static_cast<int64_t>(received.load(std::memory_order_relaxed) -
+                                taken_in.load(std::memory_order_relaxed));
   }
   int64_t in_flight() const {
     return static_cast<int64_t>(received.load(std::memory_order_acquire) -

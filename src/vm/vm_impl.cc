@@ -120,7 +120,7 @@ VmStats VmImpl::GetStats() const {
   s.scheduler_wakeups = c.scheduler_wakeups.load(std::memory_order_relaxed);
   s.in_flight = c.in_flight();
   s.peak_in_flight = c.peak_in_flight.load(std::memory_order_relaxed);
-  s.pending_depth = c.pending_depth.load(std::memory_order_relaxed);
+  s.pending_depth = c.pending_depth();
   s.ready_depth = c.ready_depth.load(std::memory_order_relaxed);
   s.running_depth = c.running_depth.load(std::memory_order_relaxed);
   s.backpressure_waits = c.backpressure_waits.load(std::memory_order_relaxed);
@@ -142,6 +142,7 @@ absl::Status VmImpl::Shutdown() {
     scheduler_notifier_.Close();
     scheduler_.join();
   }
+  submissions_.RecycleRefused();
   streams_.Close();
   return s;
 }
