@@ -7,6 +7,7 @@
 #include "vm/device_copy_policy.h"
 #include "vm/instruction_pool.h"
 #include "vm/kernel_args.h"
+#include "vm/last_stream.h"
 #include "vm/launch_policy.h"
 #include "vm/op_call_policy.h"
 #include "vm/process_vm.h"
@@ -66,13 +67,15 @@ absl::Status EagerBuilder::FinishSlow(absl::Status build_status) {
 
 absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallArgs& a,
                                       Stream stream) {
-  absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
-  if (!resolved.ok()) [[unlikely]]
-    return resolved.status();
+  VmStream* vs = LastResolvedStream(stream);
+  if (vs == nullptr) [[unlikely]] {
+    absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
+    if (!resolved.ok()) return resolved.status();
+    vs = *resolved;
+  }
   if (a.scalars.size() > internal::KernelArgs::kMaxScalars) [[unlikely]] {
     return absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
   }
-  VmStream* vs = *resolved;
   Instruction* instr = InstructionPool::Acquire();
   OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
   instr->set_stream(vs);

@@ -63,10 +63,23 @@ Instruction* AcquireUncached() {
   return i;
 }
 
+// Ids are handed to each thread in blocks: a fetch_add per instruction on
+// one shared line made every submitting thread take that line exclusive.
+constexpr uint64_t kIdBlock = 1024;
+constinit thread_local uint64_t t_next_id = 0, t_end_id = 0;
+
+uint64_t NewId() {
+  if (t_next_id == t_end_id) [[unlikely]] {
+    t_next_id = next_id.fetch_add(kIdBlock, std::memory_order_relaxed);
+    t_end_id = t_next_id + kIdBlock;
+  }
+  return t_next_id++;
+}
+
 }  // namespace
 
 void InstructionPool::Reset(Instruction* i) {
-  i->id_.store(next_id.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
+  i->id_.store(NewId(), std::memory_order_relaxed);
   i->set_state(InstrState::kBuilding);
   i->done_.store(false, std::memory_order_relaxed);
   i->stream_ = nullptr;

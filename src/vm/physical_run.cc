@@ -8,6 +8,7 @@
 #include "base/thread_role.h"
 #include "eagervm/status_macros.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/last_stream.h"
 #include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
 #include "vm/vm_impl.h"
@@ -35,33 +36,12 @@ VmImpl& CreateProcessVm() {
 }
 }  // namespace internal_vm
 
-namespace {
-// The stream this thread resolved last: a thread's ops go to one stream
-// nearly always, and the registry lookup costs ~40 instructions per op. Keyed
-// by the VM too: a fork() child makes a new one (the parent's is leaked, so
-// its address is never reused), and its streams are new.
-struct LastStream {
-  const VmImpl* vm = nullptr;
-  Device device;
-  int index = -1;
-  VmStream* stream = nullptr;
-};
+namespace internal_run {
 constinit thread_local LastStream t_last_stream;
-
-// The cached stream for `s`, or null (also once the VM is shut down).
-VmStream* LastResolved(Stream s) {
-  VmImpl& vm = ProcessVm();
-  const LastStream& last = t_last_stream;
-  if (last.vm == &vm && last.index == s.index() && last.device == s.device() && !vm.shut_down())
-      [[likely]] {
-    return last.stream;
-  }
-  return nullptr;
-}
-}  // namespace
+}  // namespace internal_run
 
 absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op) {
-  if (VmStream* cached = LastResolved(s)) [[likely]]
+  if (VmStream* cached = LastResolvedStream(s)) [[likely]]
     return cached;
   VmImpl& vm = ProcessVm();
   if (vm.shut_down()) {
@@ -72,12 +52,12 @@ absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op) {
   if (!stream.ok()) {
     return absl::Status(stream.status().code(), base::Cat(op, ": ", stream.status().message()));
   }
-  t_last_stream = LastStream{&vm, s.device(), s.index(), *stream};
+  internal_run::t_last_stream = internal_run::LastStream{&vm, s.device(), s.index(), *stream};
   return stream;
 }
 
 absl::StatusOr<VmStream*> ResolveStream(Stream s, const char* op) {
-  if (VmStream* cached = LastResolved(s)) [[likely]]
+  if (VmStream* cached = LastResolvedStream(s)) [[likely]]
     return cached;
   return ResolveStream(s, std::string_view(op));  // names the op only when it fails
 }

@@ -64,7 +64,9 @@ absl::Status PhysicalRun(F&& build) {
   absl::Status s;
   {
     internal_run::EagerScope scope(&b);
-    s = build(static_cast<Builder*>(&b));
+    // The EagerBuilder itself: a generic callback (`auto* b`) then calls the
+    // final class directly; one taking Builder* converts.
+    s = build(&b);
   }
   return b.Finish(std::move(s));
 }

@@ -23,14 +23,6 @@ VmImpl::VmImpl(VmOptions options)
 
 VmImpl::~VmImpl() { (void)Shutdown(); }
 
-absl::Status VmImpl::Receive(InstructionList* list, Backpressure backpressure) {
-  NoteThreadSubmitted();
-  absl::Status s = submissions_.Append(list, backpressure);
-  if (!s.ok()) return s;
-  if (options_.synchronous) DrainOnThisThread();
-  return absl::OkStatus();
-}
-
 bool VmImpl::SchedulePass() {
   PassTrace trace;
   submissions_.TakeAll(&incoming_);

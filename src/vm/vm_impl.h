@@ -20,6 +20,7 @@
 #include "memory/device_memory_budget.h"
 #include "vm/engine.h"
 #include "vm/error_ledger.h"
+#include "vm/fork_guard.h"
 #include "vm/instruction.h"
 #include "vm/stream_registry.h"
 #include "vm/submission_queue.h"
@@ -49,7 +50,14 @@ class VmImpl final : public VmContext {
   // Any thread; the builders' only way in (EagerBuilder::Finish). Appends
   // `list` to the pending list (SubmissionQueue::Append); in the synchronous
   // mode, then runs the engine on this thread until it has nothing to do.
-  absl::Status Receive(InstructionList* list, Backpressure backpressure);
+  // Inline: it is on every op's path.
+  absl::Status Receive(InstructionList* list, Backpressure backpressure) {
+    NoteThreadSubmitted();
+    absl::Status s = submissions_.Append(list, backpressure);
+    if (options_.synchronous && s.ok()) [[unlikely]]
+      DrainOnThisThread();
+    return s;
+  }
 
   // Blocking waits (user threads; vm::CheckMayBlock first).
   // Waits until every instruction received before it is released.

@@ -61,7 +61,12 @@ struct AddInplace {  // self += other, other broadcast to self's shape
   static absl::Status Run(KernelContext& ctx) {
     T* self = ctx.mutable_input<T>(0);
     const Shape& shape = ctx.input_meta(0).shape;
-    return Broadcast<AddOp>(self, shape, self, shape, ctx.input<T>(1), ctx.input_meta(1).shape);
+    const Shape& other_shape = ctx.input_meta(1).shape;
+    if (shape == other_shape) {  // the common case, without Broadcast's shape analysis
+      BinaryRow<AddOp>(self, self, ctx.input<T>(1), shape.numel(), 1, 1);
+      return absl::OkStatus();
+    }
+    return Broadcast<AddOp>(self, shape, self, shape, ctx.input<T>(1), other_shape);
   }
 };
 

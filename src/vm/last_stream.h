@@ -1,0 +1,40 @@
+// The stream a thread resolved last (ResolveStream's cache), for the paths
+// that resolve a stream on every op: a thread's ops go to one stream nearly
+// always, and the registry lookup costs ~40 instructions.
+#ifndef EAGERVM_VM_LAST_STREAM_H_
+#define EAGERVM_VM_LAST_STREAM_H_
+
+#include "eagervm/stream.h"
+#include "vm/process_vm.h"
+#include "vm/vm_impl.h"
+
+namespace eagervm::vm {
+
+namespace internal_run {
+// Keyed by the VM too: a fork() child makes a new one (the parent's is
+// leaked, so its address is never reused), and its streams are new.
+struct LastStream {
+  const VmImpl* vm = nullptr;
+  Device device;
+  int index = -1;
+  VmStream* stream = nullptr;
+};
+extern constinit thread_local LastStream t_last_stream;  // physical_run.cc
+}  // namespace internal_run
+
+// Any thread, never blocks. The runtime stream for `s` if this thread
+// resolved it last and the VM still accepts work; else null (then
+// ResolveStream, which also names the problem).
+inline VmStream* LastResolvedStream(Stream s) {
+  VmImpl& vm = ProcessVm();
+  const internal_run::LastStream& last = internal_run::t_last_stream;
+  if (last.vm == &vm && last.index == s.index() && last.device == s.device() && !vm.shut_down())
+      [[likely]] {
+    return last.stream;
+  }
+  return nullptr;
+}
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_LAST_STREAM_H_
