@@ -94,7 +94,7 @@ absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallAr
     } else if (blob->producer() == nullptr) [[unlikely]] {
       args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
     }
-    args.inputs.push_back(internal::Operand{blob, t.meta, t.offset, nullptr});
+    args.inputs.emplace_back(blob, t.meta, t.offset, nullptr);  // built in place: one meta copy
     instr->accesses.push_back({blob, write});
     bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
   }
@@ -102,7 +102,7 @@ absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallAr
     const internal::TensorImpl& t = *out->impl();
     BlobObject* blob = t.blob();
     blob->NoteWrite(vs);
-    args.outputs.push_back(internal::Operand{blob, t.meta, t.offset, nullptr});
+    args.outputs.emplace_back(blob, t.meta, t.offset, nullptr);
     instr->accesses.push_back({blob, true});
     bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
   }
