@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "eagervm/export.h"
 #include "eagervm/scalar.h"
 #include "eagervm/tensor.h"
@@ -137,8 +138,12 @@ class EAGERVM_EXPORT OpHandle {
 namespace ops {
 // Runs a registered op on the current stream of its inputs' device: infers the
 // outputs on this thread (errors are returned here, nothing queued), then queues.
+// Any user thread; does not block (except for back-pressure). `inputs` need
+// only live for the call: a braced list (`ops::Call("Scale", {x})`) or a
+// std::vector both bind, and neither is copied (a span, not a vector: no
+// allocation and no reference-count traffic per call for the inputs).
 EAGERVM_EXPORT absl::StatusOr<std::vector<Tensor>> Call(std::string_view op,
-                                                        const std::vector<Tensor>& inputs,
+                                                        absl::Span<const Tensor> inputs,
                                                         Attrs attrs = {});
 }  // namespace ops
 

@@ -62,7 +62,7 @@ thread_local MetaScratch scratch;
 
 class InputMetas {
  public:
-  explicit InputMetas(const std::vector<Tensor>& inputs) {
+  explicit InputMetas(absl::Span<const Tensor> inputs) {
     if (!scratch_destroyed && !scratch.lent) {
       lent_ = &scratch;
       lent_->lent = true;
@@ -89,7 +89,7 @@ class InputMetas {
 
 }  // namespace
 
-absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, const std::vector<Tensor>& inputs,
+absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, absl::Span<const Tensor> inputs,
                                          Attrs attrs) {
   const internal::OpDef* def = FindCached(op);
   if (def == nullptr) return absl::NotFoundError(base::Cat("ops::Call: unknown op '", op, "'"));
