@@ -32,39 +32,71 @@ struct OpOptions {
   bool small_runs_inline = false;
 };
 
+namespace vm {
+class BlobObject;
+}  // namespace vm
+
 namespace internal {
 struct KernelArgs;
 struct KernelContextAccess;
+
+// One operand of a kernel call as the runtime records it. Not API: the
+// layout is the runtime's own and may change in any release (kernels are
+// built against the headers of the release they run with). It is here so
+// that KernelContext's accessors are inline: a kernel reads its operands
+// without a call (issue 15). Read it through KernelContext.
+struct Operand {
+  Operand() = default;
+  Operand(vm::BlobObject* b, const TensorMeta& m, int64_t off, void* d)
+      : blob(b), meta(m), offset(off), data(d) {}
+
+  // Not owned: the storage outlives every instruction that names it (its
+  // release is ordered after them; docs/architecture.md, "Who keeps a
+  // storage alive").
+  vm::BlobObject* blob = nullptr;
+  TensorMeta meta;
+  int64_t offset = 0;    // bytes from the start of the storage (views)
+  void* data = nullptr;  // resolved just before the kernel runs
+};
 }  // namespace internal
 
 // The view a kernel has of its instruction. Valid only during the kernel call,
 // on the VM thread that runs it; never store it.
 class EAGERVM_EXPORT KernelContext {
  public:
-  explicit KernelContext(internal::KernelArgs* args) : args_(args) {}
+  // The runtime makes one per kernel call (out of line: it reads the
+  // instruction's operands once, so the accessors below are inline).
+  explicit KernelContext(internal::KernelArgs* args);
 
-  int num_inputs() const;
-  int num_outputs() const;
-  const TensorMeta& input_meta(int i) const;
-  const TensorMeta& output_meta(int i) const;
+  int num_inputs() const { return num_inputs_; }
+  int num_outputs() const { return num_outputs_; }
+  // 0 <= i < num_inputs() (num_outputs()).
+  const TensorMeta& input_meta(int i) const { return inputs_[i].meta; }
+  const TensorMeta& output_meta(int i) const { return outputs_[i].meta; }
   // Contiguous data; nullptr if T does not match the dtype or i is out of range.
   template <typename T>
   const T* input(int i) const {
-    return Typed<const T>(raw_input(i), i < num_inputs() ? &input_meta(i) : nullptr);
+    return InRange(i, num_inputs_) ? Typed<const T>(inputs_[i].data, inputs_[i].meta) : nullptr;
   }
   // Allocated by the runtime before the call.
   template <typename T>
   T* output(int i) {
-    return Typed<T>(raw_output(i), i < num_outputs() ? &output_meta(i) : nullptr);
+    return InRange(i, num_outputs_) ? Typed<T>(outputs_[i].data, outputs_[i].meta) : nullptr;
   }
   // Only for inputs declared in OpOptions::mutated_inputs (else nullptr).
   template <typename T>
   T* mutable_input(int i) {
-    return Typed<T>(raw_mutable_input(i), i < num_inputs() ? &input_meta(i) : nullptr);
+    void* p = raw_mutable_input(i);
+    return p != nullptr ? Typed<T>(p, inputs_[i].meta) : nullptr;
   }
-  const void* raw_input(int i) const;
-  void* raw_output(int i);
-  void* raw_mutable_input(int i);
+  // nullptr when i is out of range (or, for raw_mutable_input, the input is
+  // not declared mutated).
+  const void* raw_input(int i) const { return InRange(i, num_inputs_) ? inputs_[i].data : nullptr; }
+  void* raw_output(int i) { return InRange(i, num_outputs_) ? outputs_[i].data : nullptr; }
+  void* raw_mutable_input(int i) {
+    if (!InRange(i, num_inputs_) || !((mutated_mask_ >> i) & 1)) return nullptr;
+    return inputs_[i].data;
+  }
 
   // Scratch memory from the stream's allocator, freed after the kernel returns.
   absl::StatusOr<void*> AllocateTemp(size_t bytes);
@@ -75,12 +107,18 @@ class EAGERVM_EXPORT KernelContext {
 
  private:
   friend struct internal::KernelContextAccess;  // the runtime and its backends
+  static bool InRange(int i, int n) { return static_cast<unsigned>(i) < static_cast<unsigned>(n); }
   template <typename T>
-  static T* Typed(const void* p, const TensorMeta* meta) {
-    if (meta == nullptr || meta->dtype != DTypeOf<std::remove_const_t<T>>()) return nullptr;
+  static T* Typed(const void* p, const TensorMeta& meta) {
+    if (meta.dtype != DTypeOf<std::remove_const_t<T>>()) return nullptr;
     return static_cast<T*>(const_cast<void*>(p));
   }
   internal::KernelArgs* args_;
+  internal::Operand* inputs_;
+  internal::Operand* outputs_;
+  int num_inputs_;
+  int num_outputs_;
+  uint64_t mutated_mask_;
 };
 
 using InferFn = std::function<absl::StatusOr<std::vector<TensorMeta>>(

@@ -7,21 +7,13 @@
 
 namespace eagervm {
 
-int KernelContext::num_inputs() const { return static_cast<int>(args_->inputs.size()); }
-int KernelContext::num_outputs() const { return static_cast<int>(args_->outputs.size()); }
-const TensorMeta& KernelContext::input_meta(int i) const { return args_->inputs[i].meta; }
-const TensorMeta& KernelContext::output_meta(int i) const { return args_->outputs[i].meta; }
-
-const void* KernelContext::raw_input(int i) const {
-  return i >= 0 && i < num_inputs() ? args_->inputs[i].data : nullptr;
-}
-void* KernelContext::raw_output(int i) {
-  return i >= 0 && i < num_outputs() ? args_->outputs[i].data : nullptr;
-}
-void* KernelContext::raw_mutable_input(int i) {
-  if (i < 0 || i >= num_inputs() || !((args_->mutated_mask >> i) & 1)) return nullptr;
-  return args_->inputs[i].data;
-}
+KernelContext::KernelContext(internal::KernelArgs* args)
+    : args_(args),
+      inputs_(args->inputs.data()),
+      outputs_(args->outputs.data()),
+      num_inputs_(static_cast<int>(args->inputs.size())),
+      num_outputs_(static_cast<int>(args->outputs.size())),
+      mutated_mask_(args->mutated_mask) {}
 
 absl::StatusOr<void*> KernelContext::AllocateTemp(size_t bytes) {
   if (internal::TempRegion* r = args_->temp_region; r != nullptr) {
@@ -38,7 +30,7 @@ absl::StatusOr<void*> KernelContext::AllocateTemp(size_t bytes) {
     }
   }
   absl::StatusOr<void*> p = args_->stream->allocator()->Allocate(bytes);
-  if (p.ok()) args_->temps.emplace_back(*p, bytes);
+  if (p.ok()) args_->temps.push_back({*p, bytes});
   return p;
 }
 

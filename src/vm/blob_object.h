@@ -55,6 +55,11 @@ class alignas(64) BlobObject {
   void set_error(ErrorPtr e) {
     if (e != error_) error_ = std::move(e);
   }
+  // set_error(nullptr) without making and dropping a null ErrorPtr.
+  void clear_error() {
+    if (error_ != nullptr) [[unlikely]]
+      error_.reset();
+  }
 
   // --- scheduler thread only ---
   Dependence& dependence() { return dependence_; }

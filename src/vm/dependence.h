@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "absl/container/inlined_vector.h"
+#include "base/small_vector.h"
 
 namespace eagervm::vm {
 
@@ -24,7 +24,7 @@ struct InstrRef {
 
 struct Dependence {
   InstrRef last_writer;
-  absl::InlinedVector<InstrRef, 2> readers;
+  base::SmallVector<InstrRef, 2> readers;
   // Released readers are dropped from `readers` when it reaches this size;
   // the bound then doubles past the live ones, so a tensor read by many ops
   // in flight (a shared constant) costs amortised O(1) per read, not O(n).

@@ -24,7 +24,7 @@ void DeviceCopyPolicy::Compute(VmStream* stream) {
     dst_->set_error(e);
     return;
   }
-  dst_->set_error(nullptr);  // a successful write heals the storage
+  dst_->clear_error();  // a successful write heals the storage
 }
 
 }  // namespace eagervm::vm

@@ -110,10 +110,10 @@ void Engine::Link(Instruction* instr) {
     Dependence& dep = a.blob->dependence();
     AddEdge(dep.last_writer, instr);
     if (dep.readers.size() >= dep.compact_readers_at) {
-      dep.readers.erase(std::remove_if(dep.readers.begin(), dep.readers.end(),
-                                       [](const InstrRef& r) { return !Alive(r); }),
-                        dep.readers.end());
-      dep.compact_readers_at = std::max(kCompactReadersAbove, 2 * dep.readers.size());
+      const InstrRef* live_end = std::remove_if(dep.readers.begin(), dep.readers.end(),
+                                                [](const InstrRef& r) { return !Alive(r); });
+      dep.readers.truncate(static_cast<uint32_t>(live_end - dep.readers.begin()));
+      dep.compact_readers_at = std::max<size_t>(kCompactReadersAbove, 2 * dep.readers.size());
     }
     dep.readers.push_back(instr->ref());
   }

@@ -11,7 +11,7 @@
 #include <new>
 #include <utility>
 
-#include "absl/container/inlined_vector.h"
+#include "base/small_vector.h"
 #include "base/check.h"
 #include "vm/dependence.h"
 #include "vm/instruction_policy.h"
@@ -96,12 +96,12 @@ class Instruction {
   Instruction* lively_prev = nullptr;
   Instruction* lively_next = nullptr;
   int32_t in_degree = 0;
-  absl::InlinedVector<Instruction*, 2> on_dispatch;  // same-stream successors
-  absl::InlinedVector<Instruction*, 2> on_release;   // other successors
+  base::SmallVector<Instruction*, 2> on_dispatch;  // same-stream successors
+  base::SmallVector<Instruction*, 2> on_release;   // other successors
   // Cross-stream predecessors whose order this instruction's device enforces
   // itself (StreamPolicy::OrdersOnDevice). Consumed and cleared by the
   // stream policy's Run(); a predecessor already released needs no wait.
-  absl::InlinedVector<InstrRef, 1> device_waits;
+  base::SmallVector<InstrRef, 1> device_waits;
   // Owned by the policy of the stream that runs the instruction (the CUDA
   // policy keeps its launch sequence number here).
   uint64_t policy_word = 0;

@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "base/small_vector.h"
 #include "vm/blob_object.h"
 
 namespace eagervm::vm {
@@ -18,7 +18,7 @@ struct Access {
   BlobObject* blob;
   bool write;
 };
-using AccessList = absl::InlinedVector<Access, 4>;
+using AccessList = base::SmallVector<Access, 4>;
 
 class InstructionPolicy {
  public:

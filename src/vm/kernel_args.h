@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
+#include "base/small_vector.h"
 #include "eagervm/custom_op.h"
 #include "vm/blob_object.h"
 
@@ -18,23 +18,6 @@ class VmStream;
 }
 
 namespace eagervm::internal {
-
-// `blob` is not owned: the storage outlives every instruction that names it
-// because its release instruction is ordered after each of them (the WAR/WAW
-// rule on the storage; docs/architecture.md, "Who keeps a storage alive").
-// A storage no write was ever submitted to has no release instruction; an op
-// reading one keeps it alive through KernelArgs::keep_alive instead.
-struct Operand {
-  Operand() = default;
-  // For emplace_back: clang 14 has no parenthesised aggregate initialisation.
-  Operand(vm::BlobObject* b, const TensorMeta& m, int64_t off, void* d)
-      : blob(b), meta(m), offset(off), data(d) {}
-
-  vm::BlobObject* blob = nullptr;
-  TensorMeta meta;
-  int64_t offset = 0;    // bytes from the start of the storage (views)
-  void* data = nullptr;  // resolved just before the kernel runs
-};
 
 // Kernel temporaries from memory a graph plan reserved (its arena) instead of
 // the stream's allocator. A kernel's requests are bump-allocated from `base`
@@ -54,13 +37,19 @@ struct TempRegion {
 struct KernelArgs {
   static constexpr int kMaxScalars = 2;
 
-  absl::InlinedVector<Operand, 3> inputs;
-  absl::InlinedVector<Operand, 2> outputs;
+  // Operand (eagervm/custom_op.h) is public only so that KernelContext can
+  // read it inline.
+  base::SmallVector<Operand, 3> inputs;
+  base::SmallVector<Operand, 2> outputs;
   Scalar scalars[kMaxScalars];
   std::shared_ptr<const Attrs> attrs;  // null when there are none
   uint64_t mutated_mask = 0;
   vm::VmStream* stream = nullptr;
-  absl::InlinedVector<std::pair<void*, size_t>, 1> temps;  // freed after the kernel
+  struct Temp {
+    void* ptr;
+    size_t bytes;
+  };
+  base::SmallVector<Temp, 1> temps;  // freed after the kernel
   TempRegion* temp_region = nullptr;                       // graph plans only
   // Storages read before any write to them was submitted (an error the
   // kernel reports: "never written"): nothing else keeps them alive.

@@ -86,9 +86,9 @@ void OpCallPolicy::Compute(VmStream* stream) {
     return;
   }
   // A successful write heals a storage that carried an earlier error.
-  for (internal::Operand& o : args_.outputs) o.blob->set_error(nullptr);
+  for (internal::Operand& o : args_.outputs) o.blob->clear_error();
   for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    if (mutates(i)) args_.inputs[i].blob->set_error(nullptr);
+    if (mutates(i)) args_.inputs[i].blob->clear_error();
   }
 }
 
