@@ -18,7 +18,8 @@ bool Alive(const InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r)
 
 bool Engine::Schedule(InstructionList* incoming) {
   // Every other member (and StreamPolicy::QueryDone, Run on inline streams,
-  // StreamWorker::Enqueue) is reached from here.
+  // StreamWorker::Enqueue) is reached from here, by the thread driving the
+  // engine (the scheduler, or a user thread holding the engine lock).
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
   if (!active_streams_.empty()) progress |= ReleaseFinished();
@@ -172,10 +173,14 @@ bool Engine::DispatchReady() {
 // nothing dispatched before it on its stream is still running (the worker
 // finishes in order, so the running list's tail being done means all are) and
 // nothing is waiting to be handed over. A handoff costs more than the kernel.
+// When a submitting thread drives the engine (caller_driving_), its own
+// instructions run here whatever their size, blocking collectives included:
+// that thread waits for them anyway, and the worker is idle (the same check).
 bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
-  if (inline_max_bytes_ == 0 || !s->handoff.empty()) return false;
+  if (!s->handoff.empty()) return false;
   if (!s->running.empty() && !s->running.tail->done()) return false;
-  return instr->inline_bytes <= inline_max_bytes_;
+  if (caller_driving_ && instr->caller_runs) return true;
+  return inline_max_bytes_ != 0 && instr->inline_bytes <= inline_max_bytes_;
 }
 
 void Engine::FlushHandoffs() {

@@ -80,6 +80,10 @@ class Instruction {
   }
   AccessList accesses;
   size_t inline_bytes = InstructionPolicy::kNotInline;
+  // Set by the submitting thread when it drives the engine itself
+  // (VmImpl::Receive, vm/caller_runs.h): the engine may then run this
+  // instruction on that thread whatever its size, once its stream is idle.
+  bool caller_runs = false;
 
   // --- scheduler thread only ---
   Instruction* next = nullptr;  // the one FIFO list it is in

@@ -10,7 +10,8 @@ SubmissionQueue::SubmissionQueue(const VmOptions& options, VmCounters* counters,
                                  base::Notifier* scheduler)
     : options_(options), counters_(counters), scheduler_(scheduler) {}
 
-absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpressure) {
+absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpressure,
+                                     bool wake_scheduler) {
   if (list->empty()) return absl::OkStatus();
   SubmitSlice trace(list);
   if (backpressure == Backpressure::kWait && !options_.synchronous && CheckDue(list->size) &&
@@ -46,7 +47,7 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
     return absl::FailedPreconditionError(
         "the eagervm VM has been shut down; no more work is accepted");
   }
-  if (was_empty && !options_.synchronous) scheduler_->Notify();
+  if (was_empty && wake_scheduler && !options_.synchronous) scheduler_->Notify();
   return absl::OkStatus();
 }
 

@@ -3,11 +3,13 @@
 #include <pthread.h>
 
 #include "base/thread_role.h"
+#include "vm/caller_runs.h"
 #include "vm/fork_guard.h"
 #include "vm/handoff.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/trace_hooks.h"
+#include "vm/vm_stream.h"
 
 namespace eagervm::vm {
 
@@ -25,10 +27,48 @@ VmImpl::~VmImpl() { (void)Shutdown(); }
 
 absl::Status VmImpl::Receive(InstructionList* list, Backpressure backpressure) {
   NoteThreadSubmitted();
+  if (CurrentCallerRuns() != CallerRuns::kNone && !options_.synchronous) [[unlikely]] {
+    if (std::optional<absl::Status> ran = RunOnCaller(list, backpressure)) return *ran;
+  }
   absl::Status s = submissions_.Append(list, backpressure);
   if (!s.ok()) return s;
   if (options_.synchronous) DrainOnThisThread();
   return absl::OkStatus();
+}
+
+// The trade-off: while this thread blocks in a collective it holds the
+// engine lock, so work that other threads submit meanwhile waits for the
+// collective (as if it had arrived after it, which it did). Only taken when
+// nothing else is in flight, so no running work is held up.
+std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpressure backpressure) {
+  if (base::OnVmThread()) return std::nullopt;  // a kernel dropping a tensor
+  // A collective blocking here could not time out: with hang detection on
+  // it is queued, and the caller's later Wait times out instead.
+  if (CurrentCallerRuns() == CallerRuns::kMayBlock && options_.hang_timeout_ms > 0) {
+    return std::nullopt;
+  }
+  for (const Instruction* i = list->head; i != nullptr; i = i->next) {
+    if (i->stream() != nullptr && !i->stream()->policy()->device().is_cpu()) return std::nullopt;
+  }
+  if (counters_.in_flight() != 0) return std::nullopt;
+  if (!engine_mu_.TryLock()) return std::nullopt;  // another thread drives it
+  std::optional<absl::Status> result;
+  // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
+  // nothing lively. (`received` may grow meanwhile: those are taken in
+  // below, after this list, in arrival order.)
+  if (engine_.Empty() && counters_.in_flight() == 0) {
+    for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
+    result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
+    if (result->ok()) {
+      base::ScopedThreadRole role(base::ThreadRole::kScheduler);
+      engine_.set_caller_driving(true);
+      while (SchedulePass()) {
+      }
+      engine_.set_caller_driving(false);
+    }
+  }
+  engine_mu_.Unlock();
+  return result;
 }
 
 bool VmImpl::SchedulePass() {
@@ -51,6 +91,7 @@ void VmImpl::SchedulerLoop() {
     bool parked = false;
     const bool open = scheduler_notifier_.Wait(sync_spin_ns(), &parked);
     if (parked) VmCounters::Bump(counters_.scheduler_wakeups);
+    base::MutexLock lock(&engine_mu_);
     while (SchedulePass()) {
     }
     if (dump_requested_.load(std::memory_order_relaxed)) [[unlikely]]
@@ -85,6 +126,7 @@ absl::Status VmImpl::WaitAll() {
   if (!s.ok()) return s;
   HandoffHolder holder(options_.hang_timeout_ms > 0);
   Handoff* h = holder.get();
+  CallerRunsScope caller_runs(CallerRuns::kShort);  // an idle VM: the barrier runs here
   s = PhysicalRun([&](Builder* b) {
     return b->AddBarrier(
         [h, keep = holder.keep()] {

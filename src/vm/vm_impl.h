@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +50,8 @@ class VmImpl final : public VmContext {
   // Any thread; the builders' only way in (EagerBuilder::Finish). Appends
   // `list` to the pending list (SubmissionQueue::Append); in the synchronous
   // mode, then runs the engine on this thread until it has nothing to do.
+  // Inside a CallerRunsScope on a user thread, when the VM is idle, does
+  // the same on this thread (RunOnCaller), running `list` itself.
   absl::Status Receive(InstructionList* list, Backpressure backpressure);
 
   // Blocking waits (user threads; vm::CheckMayBlock first).
@@ -83,6 +86,13 @@ class VmImpl final : public VmContext {
  private:
   void SchedulerLoop();
   void DrainOnThisThread();  // synchronous mode
+  // User thread, inside a CallerRunsScope, not the synchronous mode: if
+  // nothing received is unreleased and no other thread drives the engine,
+  // takes `list` in and drives the engine on this thread, with the engine
+  // lock held, until it has nothing left to do; `list`'s instructions run
+  // here (Engine::set_caller_driving). Returns nullopt, `list` untouched,
+  // when the VM is not idle or `list` is not for the CPU.
+  std::optional<absl::Status> RunOnCaller(InstructionList* list, Backpressure backpressure);
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
@@ -100,8 +110,10 @@ class VmImpl final : public VmContext {
   ErrorLedger errors_;
   StreamRegistry streams_{this, &scheduler_notifier_};
 
-  InstructionList incoming_;  // scheduler thread only
-  base::Mutex engine_mu_;     // synchronous mode: who drives the engine
+  InstructionList incoming_;  // the engine's driver only
+  // Who drives the engine: the scheduler thread around its passes, a user
+  // thread in the synchronous mode or in RunOnCaller.
+  base::Mutex engine_mu_;
 
   base::Mutex dump_mu_;
   std::vector<std::shared_ptr<DumpRequest>> dump_requests_ ABSL_GUARDED_BY(dump_mu_);
