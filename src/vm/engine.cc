@@ -210,7 +210,11 @@ void Engine::Dispatch(Instruction* instr) {
   }
   instr->on_dispatch.clear();
   if (inline_run) {
-    if (s->worker() != nullptr) VmCounters::Add<uint64_t>(counters_->inlined, 1);
+    // VmStats::inlined counts what the scheduler ran in a worker's stead,
+    // not what a submitting thread ran for itself.
+    if (s->worker() != nullptr && !(caller_driving_ && instr->caller_runs)) {
+      VmCounters::Add<uint64_t>(counters_->inlined, 1);
+    }
     ComputeSlice trace(instr);
     if (stamp_dispatch_) [[unlikely]]
       inline_op_.store(instr->policy()->name(), std::memory_order_relaxed);
