@@ -50,25 +50,39 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
   for (const Instruction* i = list->head; i != nullptr; i = i->next) {
     if (i->stream() != nullptr && !i->stream()->policy()->device().is_cpu()) return std::nullopt;
   }
-  if (counters_.in_flight() != 0) return std::nullopt;
-  if (!engine_mu_.TryLock()) return std::nullopt;  // another thread drives it
+  if (!engine_mu_.TryLock()) return std::nullopt;  // the scheduler (or another caller) drives it
   std::optional<absl::Status> result;
-  // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
-  // nothing lively. (`received` may grow meanwhile: those are taken in
-  // below, after this list, in arrival order.)
-  if (engine_.Empty() && counters_.in_flight() == 0) {
-    for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
-    result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
-    if (result->ok()) {
-      base::ScopedThreadRole role(base::ThreadRole::kScheduler);
-      engine_.set_caller_driving(true);
-      while (SchedulePass()) {
+  {
+    base::ScopedThreadRole role(base::ThreadRole::kScheduler);
+    // Release what finished since the last pass: a Wait returns as soon as
+    // its read has run, before the scheduler has released it, so without
+    // this the VM would look busy at the next call of a loop of
+    // collective + Wait, and every later call would take the queued path.
+    while (!engine_.Empty() && ReleasePass()) {
+    }
+    // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
+    // nothing lively. (`received` may grow meanwhile: those are taken in
+    // below, after this list, in arrival order.)
+    if (engine_.Empty() && counters_.in_flight() == 0) {
+      for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
+      result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
+      if (result->ok()) {
+        engine_.set_caller_driving(true);
+        while (SchedulePass()) {
+        }
+        engine_.set_caller_driving(false);
       }
-      engine_.set_caller_driving(false);
     }
   }
   engine_mu_.Unlock();
   return result;
+}
+
+bool VmImpl::ReleasePass() {
+  InstructionList none;
+  const bool progress = engine_.Schedule(&none);
+  submissions_.ReleaseWaitersIfDrained();
+  return progress;
 }
 
 bool VmImpl::SchedulePass() {

@@ -90,12 +90,17 @@ class VmImpl final : public VmContext {
   // nothing received is unreleased and no other thread drives the engine,
   // takes `list` in and drives the engine on this thread, with the engine
   // lock held, until it has nothing left to do; `list`'s instructions run
-  // here (Engine::set_caller_driving). Returns nullopt, `list` untouched,
-  // when the VM is not idle or `list` is not for the CPU.
+  // here (Engine::set_caller_driving). Finished instructions the scheduler
+  // has not released yet do not count as in flight: this thread releases
+  // them first. Returns nullopt, `list` untouched, when the VM is not idle
+  // or `list` is not for the CPU.
   std::optional<absl::Status> RunOnCaller(InstructionList* list, Backpressure backpressure);
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
+  // The engine's driver: a pass that takes nothing in (releases what has
+  // finished, runs due barriers, dispatches what that made ready).
+  bool ReleasePass();
 
   // Declaration order is construction order: the parts below read options_
   // and counters_ in their constructors.
