@@ -33,6 +33,14 @@ bool Engine::Schedule(InstructionList* incoming) {
   return progress;
 }
 
+bool Engine::ReleaseOnly() {
+  EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
+  bool progress = false;
+  if (!active_streams_.empty()) progress |= ReleaseFinished();
+  counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
+  return progress;
+}
+
 // Releases, per active stream, the finished prefix of its running list. Only
 // the head is polled: release is in order per stream.
 bool Engine::ReleaseFinished() {

@@ -40,6 +40,14 @@ class Engine {
   // order) taken in. Returns true if anything moved. The calling thread must
   // play ThreadRole::kScheduler (checked in debug and sanitizer builds).
   bool Schedule(InstructionList* incoming);
+  // Releases what has finished, and nothing else: successors this makes
+  // ready stay in the ready list, and barriers it makes due stay queued, for
+  // the next Schedule() (the scheduler has been notified of every
+  // completion, so it runs one). For a user thread asking whether the VM is
+  // idle in all but name (VmImpl::RunOnCaller): it runs no kernel and no
+  // callback of anyone else's. Returns true if anything moved. Same thread
+  // rule as Schedule().
+  bool ReleaseOnly();
   // No instruction between intake and release.
   bool Empty() const { return lively_count_ == 0; }
   size_t lively_count() const { return lively_count_; }

@@ -79,8 +79,7 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
 }
 
 bool VmImpl::ReleasePass() {
-  InstructionList none;
-  const bool progress = engine_.Schedule(&none);
+  const bool progress = engine_.ReleaseOnly();
   submissions_.ReleaseWaitersIfDrained();
   return progress;
 }

@@ -98,8 +98,9 @@ class VmImpl final : public VmContext {
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
-  // The engine's driver: a pass that takes nothing in (releases what has
-  // finished, runs due barriers, dispatches what that made ready).
+  // The engine's driver: Engine::ReleaseOnly (releases what has finished;
+  // takes nothing in, runs nothing), then wakes back-pressure waiters if
+  // that drained the VM enough.
   bool ReleasePass();
 
   // Declaration order is construction order: the parts below read options_
