@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include "base/spin.h"
 #include "base/thread_role.h"
 #include "vm/caller_runs.h"
 #include "vm/fork_guard.h"
@@ -50,7 +51,7 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
   for (const Instruction* i = list->head; i != nullptr; i = i->next) {
     if (i->stream() != nullptr && !i->stream()->policy()->device().is_cpu()) return std::nullopt;
   }
-  if (!engine_mu_.TryLock()) return std::nullopt;  // the scheduler (or another caller) drives it
+  if (!LockEngineForCaller()) return std::nullopt;
   std::optional<absl::Status> result;
   {
     base::ScopedThreadRole role(base::ThreadRole::kScheduler);
@@ -67,15 +68,33 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
       for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
       result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
       if (result->ok()) {
+        caller_drives_.store(true, std::memory_order_relaxed);
         engine_.set_caller_driving(true);
         while (SchedulePass()) {
         }
         engine_.set_caller_driving(false);
+        caller_drives_.store(false, std::memory_order_relaxed);
       }
     }
   }
   engine_mu_.Unlock();
   return result;
+}
+
+// Usually the lock is the scheduler's, in a pass of a few microseconds (a
+// worker's completion woke it): waiting that out keeps the caller on this
+// path, where falling back would leave work in flight that makes the next
+// call fall back too. Never waits behind another caller, which may be
+// blocked in a collective for as long as its peers take.
+bool VmImpl::LockEngineForCaller() {
+  constexpr int64_t kWaitForPassNs = 50'000;
+  if (engine_mu_.TryLock()) return true;
+  const int64_t deadline = base::NowNanos() + kWaitForPassNs;
+  while (!caller_drives_.load(std::memory_order_relaxed) && base::NowNanos() < deadline) {
+    base::CpuRelax();
+    if (engine_mu_.TryLock()) return true;
+  }
+  return false;
 }
 
 bool VmImpl::ReleasePass() {

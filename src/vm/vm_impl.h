@@ -98,6 +98,9 @@ class VmImpl final : public VmContext {
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
+  // RunOnCaller: takes engine_mu_, waiting up to ~50 us for a scheduler
+  // pass to end, never for another caller (caller_drives_). True if taken.
+  bool LockEngineForCaller() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, engine_mu_);
   // The engine's driver: Engine::ReleaseOnly (releases what has finished;
   // takes nothing in, runs nothing), then wakes back-pressure waiters if
   // that drained the VM enough.
@@ -120,6 +123,9 @@ class VmImpl final : public VmContext {
   // Who drives the engine: the scheduler thread around its passes, a user
   // thread in the synchronous mode or in RunOnCaller.
   base::Mutex engine_mu_;
+  // True while a user thread drives the engine in RunOnCaller (it may be
+  // blocked in a collective): other callers then do not wait for the lock.
+  std::atomic<bool> caller_drives_{false};
 
   base::Mutex dump_mu_;
   std::vector<std::shared_ptr<DumpRequest>> dump_requests_ ABSL_GUARDED_BY(dump_mu_);
