@@ -19,7 +19,8 @@ enum class CallerRuns {
   // Instructions that finish on their own (host reads, barriers).
   kShort,
   // Also instructions that block until other processes join (collectives):
-  // the caller then returns only when the collective is done.
+  // the caller then returns only when the collective is done. Honoured only
+  // with VmOptions::collectives_on_caller (and hang_timeout_ms off).
   kMayBlock,
 };
 

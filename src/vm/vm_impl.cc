@@ -43,9 +43,11 @@ absl::Status VmImpl::Receive(InstructionList* list, Backpressure backpressure) {
 // nothing else is in flight, so no running work is held up.
 std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpressure backpressure) {
   if (base::OnVmThread()) return std::nullopt;  // a kernel dropping a tensor
-  // A collective blocking here could not time out: with hang detection on
-  // it is queued, and the caller's later Wait times out instead.
-  if (CurrentCallerRuns() == CallerRuns::kMayBlock && options_.hang_timeout_ms > 0) {
+  // A collective blocks here: only on request (collectives never block
+  // otherwise), and not with hang detection on (it could not time out;
+  // queued, the caller's later Wait times out instead).
+  if (CurrentCallerRuns() == CallerRuns::kMayBlock &&
+      (!options_.collectives_on_caller || options_.hang_timeout_ms > 0)) {
     return std::nullopt;
   }
   for (const Instruction* i = list->head; i != nullptr; i = i->next) {

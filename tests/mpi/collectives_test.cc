@@ -194,10 +194,14 @@ TEST(Collectives, OrderedAgainstComputeOnOtherStreams) {
   EXPECT_TRUE(Sync().ok());
 }
 
-// With nothing in flight a CPU collective runs on the calling thread
-// (vm/caller_runs.h): it has finished, and been released, when the call
-// returns. Without that path it would still be queued or running.
+// With VmOptions::collectives_on_caller and nothing in flight a CPU
+// collective runs on the calling thread (vm/caller_runs.h): it has finished,
+// and been released, when the call returns. Without that path it would still
+// be queued or running. (mpi_collectives_np2_on_caller turns it on.)
 TEST(Collectives, IdleVmRunsCollectiveOnCaller) {
+  if (!VirtualMachine::Get().options().collectives_on_caller) {
+    GTEST_SKIP() << "VmOptions::collectives_on_caller is off (EAGERVM_COLLECTIVES_ON_CALLER)";
+  }
   Tensor x = Full({5}, 1.0, DType::kFloat32);
   ASSERT_TRUE(Sync().ok());
   const int rounds = 10;
