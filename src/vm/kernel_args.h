@@ -25,6 +25,11 @@ namespace eagervm::internal {
 // A storage no write was ever submitted to has no release instruction; an op
 // reading one keeps it alive through KernelArgs::keep_alive instead.
 struct Operand {
+  Operand() = default;
+  // For emplace_back: clang 14 has no parenthesised aggregate initialisation.
+  Operand(vm::BlobObject* b, const TensorMeta& m, int64_t off, void* d)
+      : blob(b), meta(m), offset(off), data(d) {}
+
   vm::BlobObject* blob = nullptr;
   TensorMeta meta;
   int64_t offset = 0;    // bytes from the start of the storage (views)
