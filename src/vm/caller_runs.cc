@@ -1,16 +1,7 @@
 #include "vm/caller_runs.h"
 
-namespace eagervm::vm {
-namespace {
-constinit thread_local CallerRuns t_caller_runs = CallerRuns::kNone;
-}  // namespace
+namespace eagervm::vm::internal_caller_runs {
 
-CallerRuns CurrentCallerRuns() { return t_caller_runs; }
+constinit thread_local CallerRuns t_mode = CallerRuns::kNone;
 
-CallerRunsScope::CallerRunsScope(CallerRuns mode) : previous_(t_caller_runs) {
-  t_caller_runs = mode;
-}
-
-CallerRunsScope::~CallerRunsScope() { t_caller_runs = previous_; }
-
-}  // namespace eagervm::vm
+}  // namespace eagervm::vm::internal_caller_runs

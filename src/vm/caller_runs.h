@@ -24,8 +24,13 @@ enum class CallerRuns {
   kMayBlock,
 };
 
-// This thread's CallerRuns (kNone outside any scope).
-CallerRuns CurrentCallerRuns();
+namespace internal_caller_runs {
+extern constinit thread_local CallerRuns t_mode;
+}  // namespace internal_caller_runs
+
+// This thread's CallerRuns (kNone outside any scope). Inline: VmImpl::Receive
+// checks it on every op.
+inline CallerRuns CurrentCallerRuns() { return internal_caller_runs::t_mode; }
 
 // Sets this thread's CallerRuns for the scope's lifetime; nests, restoring
 // the previous one. User threads; the scope does nothing on VM threads, in
@@ -33,8 +38,10 @@ CallerRuns CurrentCallerRuns();
 // the VM is not idle.
 class CallerRunsScope {
  public:
-  explicit CallerRunsScope(CallerRuns mode);
-  ~CallerRunsScope();
+  explicit CallerRunsScope(CallerRuns mode) : previous_(internal_caller_runs::t_mode) {
+    internal_caller_runs::t_mode = mode;
+  }
+  ~CallerRunsScope() { internal_caller_runs::t_mode = previous_; }
   CallerRunsScope(const CallerRunsScope&) = delete;
   CallerRunsScope& operator=(const CallerRunsScope&) = delete;
 
