@@ -1,12 +1,14 @@
 // All-reduce through the VM (ops::AllReduceInplace + Wait: a queued
 // instruction on the CPU comm stream, ordered by the VM, run by the comm
-// worker) against a raw MPI_Allreduce of the same buffer, in the same run,
-// at 4 bytes (latency) and 64 MiB (bandwidth). Run under mpirun (every rank
-// runs the same benchmarks with fixed iteration counts, so the collectives
-// match); rank 0 prints the table:
+// worker; with EAGERVM_COLLECTIVES_ON_CALLER=1, run on the calling thread
+// when the VM is idle) against a raw MPI_Allreduce of the same buffer, in the
+// same run, at 4 bytes (latency) and 64 MiB (bandwidth). Run under mpirun
+// (every rank runs the same benchmarks with fixed iteration counts, so the
+// collectives match); rank 0 prints the table:
 //
-//   mpirun -np 2 --oversubscribe --mca btl self,vader \
-//       --mca btl_vader_single_copy_mechanism none build/bench/mpi_allreduce_bench
+//   mpirun -np 2 --oversubscribe --bind-to none --mca btl self,vader \
+//       --mca btl_vader_single_copy_mechanism none [-x EAGERVM_COLLECTIVES_ON_CALLER=1] \
+//       build/bench/mpi_allreduce_bench
 //
 // Goals (issue 16): >= 0.9x raw MPI's bandwidth at 64 MiB (time <= 1.11x),
 // <= 1.5x its latency at 4 bytes.

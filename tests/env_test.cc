@@ -93,12 +93,12 @@ TEST(Env, DefaultTextOfEveryVariableIsTheOptionsDefault) {
 
 // One non-default value per variable.
 const std::vector<std::string> kEveryVariable = {
-    "EAGERVM_CPU_STREAMS=4",          "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
-    "EAGERVM_INLINE_MAX_BYTES=4KiB",  "EAGERVM_SYNCHRONOUS=TRUE",
-    "EAGERVM_MAX_IN_FLIGHT=1000",     "EAGERVM_SPIN_US=0",
-    "EAGERVM_CPU_MEMORY_LIMIT=64MiB", "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
-    "EAGERVM_OOM_WAIT_MS=10",         "EAGERVM_HANG_TIMEOUT_MS=5000",
-    "EAGERVM_TRACE=/tmp/run.json",
+    "EAGERVM_CPU_STREAMS=4",           "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
+    "EAGERVM_INLINE_MAX_BYTES=4KiB",   "EAGERVM_SYNCHRONOUS=TRUE",
+    "EAGERVM_MAX_IN_FLIGHT=1000",      "EAGERVM_SPIN_US=0",
+    "EAGERVM_CPU_MEMORY_LIMIT=64MiB",  "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
+    "EAGERVM_OOM_WAIT_MS=10",          "EAGERVM_HANG_TIMEOUT_MS=5000",
+    "EAGERVM_COLLECTIVES_ON_CALLER=1", "EAGERVM_TRACE=/tmp/run.json",
     "EAGERVM_LOG_LEVEL=Debug",
 };
 
@@ -118,11 +118,12 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(env.options.cuda_memory_limit, int64_t{3} << 29);
   EXPECT_EQ(env.options.oom_wait_ms, 10);
   EXPECT_EQ(env.options.hang_timeout_ms, 5000);
+  EXPECT_TRUE(env.options.collectives_on_caller);
   EXPECT_EQ(env.trace_path, "/tmp/run.json");
   EXPECT_EQ(env.log_level, LogLevel::kDebug);
-  EXPECT_EQ(env.applied.size(), 10u);
+  EXPECT_EQ(env.applied.size(), 11u);
   // Every registered variable was covered above.
-  EXPECT_EQ(base::EnvVars().size(), 12u) << "a new variable needs a case in this test";
+  EXPECT_EQ(base::EnvVars().size(), 13u) << "a new variable needs a case in this test";
 }
 
 // operator<<(VmOptions) prints every field the registry sets, so comparing

@@ -66,6 +66,16 @@ struct EAGERVM_EXPORT VmOptions {
   // scheduler stamps each dispatch with the time (~20 ns an instruction).
   // EAGERVM_HANG_TIMEOUT_MS.
   int64_t hang_timeout_ms = 0;
+  // Opt-in latency mode for CPU collectives (docs/distributed.md): one
+  // submitted while the VM is idle (nothing else in flight) runs on the
+  // submitting thread, which calls MPI itself and so *blocks until the
+  // collective is done*, instead of queueing it and returning at once (no
+  // thread hop: ~1 us of VM overhead instead of several wake-ups). Off by
+  // default because the collectives' contract is that they never block: a
+  // program that submits a collective and then does something a peer needs
+  // first (another device's collective, a message of its own) may deadlock
+  // with it on. Ignored with hang_timeout_ms on. EAGERVM_COLLECTIVES_ON_CALLER.
+  bool collectives_on_caller = false;
 
   // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
   // Any thread, never blocks. The environment is read once per process (at

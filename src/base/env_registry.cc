@@ -60,6 +60,10 @@ const EnvVar kVars[] = {
      "Hang diagnostics: a blocking call that sees no instruction finish for this long returns "
      "`DEADLINE_EXCEEDED` and logs what the VM is doing (`0`: wait forever).",
      0, 86'400'000, [](const EnvValue& v, VmOptions* o) { o->hang_timeout_ms = AsInt(v); }},
+    {"EAGERVM_COLLECTIVES_ON_CALLER", EnvType::kBool, "false",
+     "A CPU collective submitted to an idle VM runs on the submitting thread, which blocks "
+     "until it is done (lower latency; collectives otherwise never block).",
+     0, 1, [](const EnvValue& v, VmOptions* o) { o->collectives_on_caller = AsBool(v); }},
     {"EAGERVM_TRACE", EnvType::kString, "",
      "Trace the whole run to this Chrome/Perfetto JSON file, written at `Shutdown()` or exit "
      "(docs/tracing.md)."},

@@ -1,6 +1,8 @@
 // The collectives' front end: validate on the calling thread, then queue one
 // OpCall on the communication stream of the tensor's device, with that
-// device's ordering token as a written operand (docs/distributed.md).
+// device's ordering token as a written operand (docs/distributed.md); on an
+// idle VM, with VmOptions::collectives_on_caller, a CPU collective runs on
+// the calling thread instead.
 #include <climits>
 
 #include "base/str_cat.h"
@@ -9,6 +11,7 @@
 #include "eagervm/distributed.h"
 #include "eagervm/status_macros.h"
 #include "ops/submit_op.h"
+#include "vm/caller_runs.h"
 #include "vm/comm_stream.h"
 #include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
@@ -78,6 +81,12 @@ absl::Status Submit(const char* op, Device device, DType dtype, const Tensor* in
   const vm::KernelCallArgs args{absl::MakeConstSpan(in, num_inputs),
                                 absl::MakeConstSpan(outputs, output != nullptr ? 1 : 0),
                                 absl::MakeConstSpan(scalars), nullptr};
+  // With VmOptions::collectives_on_caller and the VM idle (nothing in
+  // flight, so no earlier collective either) a CPU collective runs on this
+  // thread and returns when done: no hop to the scheduler and the comm
+  // worker and back (docs/distributed.md).
+  vm::CallerRunsScope caller_runs(device.is_cpu() ? vm::CallerRuns::kMayBlock
+                                                  : vm::CallerRuns::kNone);
   return vm::PhysicalRun([&](vm::Builder* b) { return b->CallKernel(call, args, comm); });
 }
 

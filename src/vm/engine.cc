@@ -18,7 +18,8 @@ bool Alive(const InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r)
 
 bool Engine::Schedule(InstructionList* incoming) {
   // Every other member (and StreamPolicy::QueryDone, Run on inline streams,
-  // StreamWorker::Enqueue) is reached from here.
+  // StreamWorker::Enqueue) is reached from here, by the thread driving the
+  // engine (the scheduler, or a user thread holding the engine lock).
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
   if (!active_streams_.empty()) progress |= ReleaseFinished();
@@ -28,6 +29,14 @@ bool Engine::Schedule(InstructionList* incoming) {
     progress = true;
   }
   if (!ready_.empty()) progress |= DispatchReady();
+  counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
+  return progress;
+}
+
+bool Engine::ReleaseOnly() {
+  EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
+  bool progress = false;
+  if (!active_streams_.empty()) progress |= ReleaseFinished();
   counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
   return progress;
 }
@@ -172,10 +181,14 @@ bool Engine::DispatchReady() {
 // nothing dispatched before it on its stream is still running (the worker
 // finishes in order, so the running list's tail being done means all are) and
 // nothing is waiting to be handed over. A handoff costs more than the kernel.
+// When a submitting thread drives the engine (caller_driving_), its own
+// instructions run here whatever their size, blocking collectives included:
+// that thread waits for them anyway, and the worker is idle (the same check).
 bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
-  if (inline_max_bytes_ == 0 || !s->handoff.empty()) return false;
+  if (!s->handoff.empty()) return false;
   if (!s->running.empty() && !s->running.tail->done()) return false;
-  return instr->inline_bytes <= inline_max_bytes_;
+  if (caller_driving_ && instr->caller_runs) return true;
+  return inline_max_bytes_ != 0 && instr->inline_bytes <= inline_max_bytes_;
 }
 
 void Engine::FlushHandoffs() {
@@ -205,7 +218,11 @@ void Engine::Dispatch(Instruction* instr) {
   }
   instr->on_dispatch.clear();
   if (inline_run) {
-    if (s->worker() != nullptr) VmCounters::Add<uint64_t>(counters_->inlined, 1);
+    // VmStats::inlined counts what the scheduler ran in a worker's stead,
+    // not what a submitting thread ran for itself.
+    if (s->worker() != nullptr && !(caller_driving_ && instr->caller_runs)) {
+      VmCounters::Add<uint64_t>(counters_->inlined, 1);
+    }
     ComputeSlice trace(instr);
     if (stamp_dispatch_) [[unlikely]]
       inline_op_.store(instr->policy()->name(), std::memory_order_relaxed);

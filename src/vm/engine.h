@@ -5,8 +5,10 @@
 //   running (head, done) --release--> successors unblocked, instruction recycled
 //   barrier list: run when every instruction received before it is released
 //
-// Every member is touched by the scheduler thread only (in the synchronous
-// mode: by whichever thread holds the VM's engine lock).
+// Every member is touched by the thread driving the engine only: the
+// scheduler thread, or a user thread that holds the VM's engine lock (the
+// synchronous mode; an idle VM's caller-runs path, vm/caller_runs.h). The
+// lock's hand-over orders one driver's writes before the next one's reads.
 #ifndef EAGERVM_VM_ENGINE_H_
 #define EAGERVM_VM_ENGINE_H_
 
@@ -38,6 +40,14 @@ class Engine {
   // order) taken in. Returns true if anything moved. The calling thread must
   // play ThreadRole::kScheduler (checked in debug and sanitizer builds).
   bool Schedule(InstructionList* incoming);
+  // Releases what has finished, and nothing else: successors this makes
+  // ready stay in the ready list, and barriers it makes due stay queued, for
+  // the next Schedule() (the scheduler has been notified of every
+  // completion, so it runs one). For a user thread asking whether the VM is
+  // idle in all but name (VmImpl::RunOnCaller): it runs no kernel and no
+  // callback of anyone else's. Returns true if anything moved. Same thread
+  // rule as Schedule().
+  bool ReleaseOnly();
   // No instruction between intake and release.
   bool Empty() const { return lively_count_ == 0; }
   size_t lively_count() const { return lively_count_; }
@@ -48,6 +58,11 @@ class Engine {
   // Any thread: the op the scheduler thread is running inline right now
   // (stamp_dispatch only; nullptr otherwise). A name, never freed.
   const char* inline_op() const { return inline_op_.load(std::memory_order_relaxed); }
+  // True while a submitting thread drives the engine (VmImpl::Receive's
+  // caller-runs path): instructions with Instruction::caller_runs then run on
+  // that thread when their stream is idle. Never set on the scheduler
+  // thread, which must not block in a collective.
+  void set_caller_driving(bool on) { caller_driving_ = on; }
 
  private:
   bool ReleaseFinished();
@@ -67,6 +82,7 @@ class Engine {
   VmCounters* counters_;
   const size_t inline_max_bytes_;
   const bool stamp_dispatch_;
+  bool caller_driving_ = false;
   std::atomic<const char*> inline_op_{nullptr};
   // Streams with instructions dispatched in this pass and not yet handed to
   // their worker: one handoff (one lock, at most one wake) per stream per pass.

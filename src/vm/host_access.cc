@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "vm/caller_runs.h"
 #include "vm/handoff.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
@@ -18,6 +19,9 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   vm::VmImpl& vm = vm::ProcessVm();
   vm::HandoffHolder holder(vm.options().hang_timeout_ms > 0);
   vm::Handoff* h = holder.get();
+  // An idle VM: the read runs on this thread, with no wake-up either way.
+  vm::CallerRunsScope caller_runs(t.device().is_cpu() ? vm::CallerRuns::kShort
+                                                      : vm::CallerRuns::kNone);
   // No bytes when nothing is copied out (Wait): a device tensor then needs no
   // staging copy, only its completion.
   s = vm::PhysicalRun([&](vm::Builder* b) {

@@ -84,6 +84,10 @@ class Instruction {
   AccessList accesses;  // emptied by InstructionPool::Acquire
   size_t inline_bytes = InstructionPolicy::kNotInline;
   bool prepared = false;
+  // Set by the submitting thread when it drives the engine itself
+  // (VmImpl::Receive, vm/caller_runs.h): the engine may then run this
+  // instruction on that thread whatever its size, once its stream is idle.
+  bool caller_runs = false;
 
   // The pending stack (SubmissionQueue): set on a pushed list's head by the
   // submitting thread, read by the scheduler when it takes the stack.

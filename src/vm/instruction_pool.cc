@@ -85,6 +85,7 @@ void InstructionPool::Reset(Instruction* i) {
   i->stream_ = nullptr;
   i->next = i->lively_prev = i->lively_next = nullptr;
   i->in_degree = 0;
+  i->caller_runs = false;
   i->on_dispatch.clear();
   i->on_release.clear();
   i->accesses.clear();

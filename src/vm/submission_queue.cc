@@ -10,7 +10,8 @@ SubmissionQueue::SubmissionQueue(const VmOptions& options, VmCounters* counters,
                                  base::Notifier* scheduler)
     : options_(options), counters_(counters), scheduler_(scheduler) {}
 
-absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpressure) {
+absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpressure,
+                                     bool wake_scheduler) {
   if (list->empty()) return absl::OkStatus();
   SubmitSlice trace(list);
   if (backpressure == Backpressure::kWait && !options_.synchronous && CheckDue(list->size) &&
@@ -39,7 +40,7 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
     counters_->received.fetch_sub(n, std::memory_order_relaxed);
     return Refuse(list);
   }
-  if (top == nullptr && !options_.synchronous) scheduler_->Notify();
+  if (top == nullptr && wake_scheduler && !options_.synchronous) scheduler_->Notify();
   *list = InstructionList();
   return absl::OkStatus();
 }

@@ -31,8 +31,10 @@ class SubmissionQueue {
 
   // Any thread. Marks `list` pending and appends it; blocks first for
   // back-pressure unless `backpressure` is kNoWait or the caller is a VM
-  // thread. After Close(): FailedPrecondition, and the list is discarded.
-  absl::Status Append(InstructionList* list, Backpressure backpressure);
+  // thread. Wakes the scheduler unless `wake_scheduler` is false (a caller
+  // that takes the list in itself, holding the engine lock). After Close():
+  // FailedPrecondition, and the list is discarded.
+  absl::Status Append(InstructionList* list, Backpressure backpressure, bool wake_scheduler = true);
   // Scheduler thread: moves everything pending to the end of `into`.
   void TakeAll(InstructionList* into);
   // Scheduler thread, after a pass: wakes back-pressure waiters once in

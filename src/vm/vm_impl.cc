@@ -2,12 +2,15 @@
 
 #include <pthread.h>
 
+#include "base/spin.h"
 #include "base/thread_role.h"
+#include "vm/caller_runs.h"
 #include "vm/fork_guard.h"
 #include "vm/handoff.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/trace_hooks.h"
+#include "vm/vm_stream.h"
 
 namespace eagervm::vm {
 
@@ -22,6 +25,74 @@ VmImpl::VmImpl(VmOptions options)
 }
 
 VmImpl::~VmImpl() { (void)Shutdown(); }
+
+// The trade-off: while this thread blocks in a collective it holds the
+// engine lock, so work that other threads submit meanwhile waits for the
+// collective (as if it had arrived after it, which it did). Only taken when
+// nothing else is in flight, so no running work is held up.
+std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpressure backpressure) {
+  if (base::OnVmThread()) return std::nullopt;  // a kernel dropping a tensor
+  // A collective blocks here: only on request (collectives never block
+  // otherwise), and not with hang detection on (it could not time out;
+  // queued, the caller's later Wait times out instead).
+  if (CurrentCallerRuns() == CallerRuns::kMayBlock &&
+      (!options_.collectives_on_caller || options_.hang_timeout_ms > 0)) {
+    return std::nullopt;
+  }
+  for (const Instruction* i = list->head; i != nullptr; i = i->next) {
+    if (i->stream() != nullptr && !i->stream()->policy()->device().is_cpu()) return std::nullopt;
+  }
+  if (!LockEngineForCaller()) return std::nullopt;
+  std::optional<absl::Status> result;
+  {
+    base::ScopedThreadRole role(base::ThreadRole::kScheduler);
+    // Release what finished since the last pass: a Wait returns as soon as
+    // its read has run, before the scheduler has released it, so without
+    // this the VM would look busy at the next call of a loop of
+    // collective + Wait, and every later call would take the queued path.
+    while (!engine_.Empty() && ReleasePass()) {
+    }
+    // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
+    // nothing lively. (`received` may grow meanwhile: those are taken in
+    // below, after this list, in arrival order.)
+    if (engine_.Empty() && counters_.in_flight() == 0) {
+      for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
+      result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
+      if (result->ok()) {
+        caller_drives_.store(true, std::memory_order_relaxed);
+        engine_.set_caller_driving(true);
+        while (SchedulePass()) {
+        }
+        engine_.set_caller_driving(false);
+        caller_drives_.store(false, std::memory_order_relaxed);
+      }
+    }
+  }
+  engine_mu_.Unlock();
+  return result;
+}
+
+// Usually the lock is the scheduler's, in a pass of a few microseconds (a
+// worker's completion woke it): waiting that out keeps the caller on this
+// path, where falling back would leave work in flight that makes the next
+// call fall back too. Never waits behind another caller, which may be
+// blocked in a collective for as long as its peers take.
+bool VmImpl::LockEngineForCaller() {
+  constexpr int64_t kWaitForPassNs = 50'000;
+  if (engine_mu_.TryLock()) return true;
+  const int64_t deadline = base::NowNanos() + kWaitForPassNs;
+  while (!caller_drives_.load(std::memory_order_relaxed) && base::NowNanos() < deadline) {
+    base::CpuRelax();
+    if (engine_mu_.TryLock()) return true;
+  }
+  return false;
+}
+
+bool VmImpl::ReleasePass() {
+  const bool progress = engine_.ReleaseOnly();
+  submissions_.ReleaseWaitersIfDrained();
+  return progress;
+}
 
 bool VmImpl::SchedulePass() {
   PassTrace trace;
@@ -43,6 +114,7 @@ void VmImpl::SchedulerLoop() {
     bool parked = false;
     const bool open = scheduler_notifier_.Wait(sync_spin_ns(), &parked);
     if (parked) VmCounters::Bump(counters_.scheduler_wakeups);
+    base::MutexLock lock(&engine_mu_);
     while (SchedulePass()) {
     }
     if (dump_requested_.load(std::memory_order_relaxed)) [[unlikely]]
@@ -77,6 +149,7 @@ absl::Status VmImpl::WaitAll() {
   if (!s.ok()) return s;
   HandoffHolder holder(options_.hang_timeout_ms > 0);
   Handoff* h = holder.get();
+  CallerRunsScope caller_runs(CallerRuns::kShort);  // an idle VM: the barrier runs here
   s = PhysicalRun([&](Builder* b) {
     return b->AddBarrier(
         [h, keep = holder.keep()] {

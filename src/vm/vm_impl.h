@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
 #include "memory/device_memory_budget.h"
+#include "vm/caller_runs.h"
 #include "vm/engine.h"
 #include "vm/error_ledger.h"
 #include "vm/fork_guard.h"
@@ -50,9 +52,14 @@ class VmImpl final : public VmContext {
   // Any thread; the builders' only way in (EagerBuilder::Finish). Appends
   // `list` to the pending list (SubmissionQueue::Append); in the synchronous
   // mode, then runs the engine on this thread until it has nothing to do.
+  // Inside a CallerRunsScope on a user thread, when the VM is idle, does
+  // the same on this thread (RunOnCaller), running `list` itself.
   // Inline: it is on every op's path.
   absl::Status Receive(InstructionList* list, Backpressure backpressure) {
     NoteThreadSubmitted();
+    if (CurrentCallerRuns() != CallerRuns::kNone && !options_.synchronous) [[unlikely]] {
+      if (std::optional<absl::Status> ran = RunOnCaller(list, backpressure)) return *ran;
+    }
     absl::Status s = submissions_.Append(list, backpressure);
     if (options_.synchronous && s.ok()) [[unlikely]]
       DrainOnThisThread();
@@ -91,9 +98,25 @@ class VmImpl final : public VmContext {
  private:
   void SchedulerLoop();
   void DrainOnThisThread();  // synchronous mode
+  // User thread, inside a CallerRunsScope, not the synchronous mode: if
+  // nothing received is unreleased and no other thread drives the engine,
+  // takes `list` in and drives the engine on this thread, with the engine
+  // lock held, until it has nothing left to do; `list`'s instructions run
+  // here (Engine::set_caller_driving). Finished instructions the scheduler
+  // has not released yet do not count as in flight: this thread releases
+  // them first. Returns nullopt, `list` untouched, when the VM is not idle
+  // or `list` is not for the CPU.
+  std::optional<absl::Status> RunOnCaller(InstructionList* list, Backpressure backpressure);
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
+  // RunOnCaller: takes engine_mu_, waiting up to ~50 us for a scheduler
+  // pass to end, never for another caller (caller_drives_). True if taken.
+  bool LockEngineForCaller() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, engine_mu_);
+  // The engine's driver: Engine::ReleaseOnly (releases what has finished;
+  // takes nothing in, runs nothing), then wakes back-pressure waiters if
+  // that drained the VM enough.
+  bool ReleasePass();
 
   // Declaration order is construction order: the parts below read options_
   // and counters_ in their constructors.
@@ -108,8 +131,13 @@ class VmImpl final : public VmContext {
   ErrorLedger errors_;
   StreamRegistry streams_{this, &scheduler_notifier_};
 
-  InstructionList incoming_;  // scheduler thread only
-  base::Mutex engine_mu_;     // synchronous mode: who drives the engine
+  InstructionList incoming_;  // the engine's driver only
+  // Who drives the engine: the scheduler thread around its passes, a user
+  // thread in the synchronous mode or in RunOnCaller.
+  base::Mutex engine_mu_;
+  // True while a user thread drives the engine in RunOnCaller (it may be
+  // blocked in a collective): other callers then do not wait for the lock.
+  std::atomic<bool> caller_drives_{false};
 
   base::Mutex dump_mu_;
   std::vector<std::shared_ptr<DumpRequest>> dump_requests_ ABSL_GUARDED_BY(dump_mu_);

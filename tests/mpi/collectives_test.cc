@@ -151,15 +151,22 @@ absl::Status SlowAddOne(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// Registers SlowAddOne once per process (tests may run filtered).
+bool RegisterSlowAddOne() {
+  static const bool ok =
+      RegisterOp(
+          "SlowAddOne",
+          [](const std::vector<TensorMeta>&, const Attrs&) {
+            return absl::StatusOr<std::vector<TensorMeta>>(std::vector<TensorMeta>{});
+          },
+          OpOptions{{0}})
+          .ok() &&
+      RegisterKernel("SlowAddOne", DeviceType::kCPU, SlowAddOne).ok();
+  return ok;
+}
+
 TEST(Collectives, OrderedAgainstComputeOnOtherStreams) {
-  ASSERT_TRUE(RegisterOp(
-                  "SlowAddOne",
-                  [](const std::vector<TensorMeta>&, const Attrs&) {
-                    return absl::StatusOr<std::vector<TensorMeta>>(std::vector<TensorMeta>{});
-                  },
-                  OpOptions{{0}})
-                  .ok());
-  ASSERT_TRUE(RegisterKernel("SlowAddOne", DeviceType::kCPU, SlowAddOne).ok());
+  ASSERT_TRUE(RegisterSlowAddOne());
   const int64_t n = 1000;
   Tensor a = Full({n}, 1.0, DType::kFloat32);
   Tensor b = Full({2 * n}, 2.0, DType::kFloat32);  // another size: overtaking would not match
@@ -184,6 +191,66 @@ TEST(Collectives, OrderedAgainstComputeOnOtherStreams) {
     d = ops::MulScalar(c, 2.0);
   }
   EXPECT_EQ(*d.ToVector<float>(), std::vector<float>(n, 6 * w));
+  EXPECT_TRUE(Sync().ok());
+}
+
+// With VmOptions::collectives_on_caller and nothing in flight a CPU
+// collective runs on the calling thread (vm/caller_runs.h): it has finished,
+// and been released, when the call returns. Without that path it would still
+// be queued or running. (mpi_collectives_np2_on_caller turns it on.)
+TEST(Collectives, IdleVmRunsCollectiveOnCaller) {
+  if (!VirtualMachine::Get().options().collectives_on_caller) {
+    GTEST_SKIP() << "VmOptions::collectives_on_caller is off (EAGERVM_COLLECTIVES_ON_CALLER)";
+  }
+  Tensor x = Full({5}, 1.0, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  const int rounds = 10;
+  for (int i = 0; i < rounds; ++i) {
+    ASSERT_TRUE(ops::AllReduceInplace(x).ok());
+    EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0) << "round " << i;
+    ASSERT_TRUE(x.Wait().ok());
+  }
+  float expected = 1;
+  for (int i = 0; i < rounds; ++i) expected *= static_cast<float>(WorldSize());
+  EXPECT_EQ(*x.ToVector<float>(), std::vector<float>(5, expected));
+}
+
+// With work in flight the collective is queued as before (it returns at
+// once), and still ordered after the compute it depends on.
+TEST(Collectives, BusyVmQueuesCollective) {
+  ASSERT_TRUE(RegisterSlowAddOne());
+  Tensor y = Full({3}, 1.0, DType::kFloat32);
+  Tensor x = Full({3}, 1.0, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  {
+    StreamScope scope(Stream(Device::Cpu(), 1));
+    ASSERT_TRUE(ops::Call("SlowAddOne", {y}).ok());  // 300 ms on rank 0
+  }
+  ASSERT_TRUE(ops::AllReduceInplace(x).ok());
+  ASSERT_TRUE(ops::AllReduceInplace(y).ok());  // after SlowAddOne (RAW)
+  if (Rank() == 0) EXPECT_GE(VirtualMachine::Get().GetStats().in_flight, 1);
+  const float w = static_cast<float>(WorldSize());
+  EXPECT_EQ(*x.ToVector<float>(), std::vector<float>(3, w));
+  EXPECT_EQ(*y.ToVector<float>(), std::vector<float>(3, 2 * w));
+}
+
+// Another user thread keeps submitting compute while this one runs idle-VM
+// collectives on itself: both results stay exact, nothing hangs.
+TEST(Collectives, CallerRunsWhileAnotherThreadComputes) {
+  Tensor x = Full({8}, 1.0, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  std::thread other([] {
+    Tensor z = Zeros({16}, DType::kFloat32);
+    Tensor one = Full({16}, 1.0, DType::kFloat32);
+    for (int i = 0; i < 300; ++i) EXPECT_TRUE(ops::AddInplace(z, one).ok());
+    EXPECT_EQ(*z.ToVector<float>(), std::vector<float>(16, 300));
+  });
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(ops::AllReduceInplace(x, ReduceOp::kMax).ok());
+    ASSERT_TRUE(x.Wait().ok());
+  }
+  other.join();
+  EXPECT_EQ(*x.ToVector<float>(), std::vector<float>(8, 1));
   EXPECT_TRUE(Sync().ok());
 }
 
