@@ -32,7 +32,7 @@ class DirectKernel {
 
   // One kernel call; false if the kernel failed.
   bool Call() {
-    KernelContext ctx(&args_);
+    KernelContext ctx = internal::KernelContextAccess::Make(&args_);
     return (*kernel_)(ctx).ok();
   }
 

@@ -64,9 +64,6 @@ struct Operand {
 // on the VM thread that runs it; never store it.
 class EAGERVM_EXPORT KernelContext {
  public:
-  // The runtime makes one per kernel call (out of line: it reads the
-  // instruction's operands once, so the accessors below are inline).
-  explicit KernelContext(internal::KernelArgs* args);
 
   int num_inputs() const { return num_inputs_; }
   int num_outputs() const { return num_outputs_; }
@@ -107,6 +104,16 @@ class EAGERVM_EXPORT KernelContext {
 
  private:
   friend struct internal::KernelContextAccess;  // the runtime and its backends
+  // The runtime makes one per kernel call (KernelContextAccess::Make), from
+  // the instruction's operands.
+  KernelContext(internal::KernelArgs* args, internal::Operand* inputs, int num_inputs,
+                internal::Operand* outputs, int num_outputs, uint64_t mutated_mask)
+      : args_(args),
+        inputs_(inputs),
+        outputs_(outputs),
+        num_inputs_(num_inputs),
+        num_outputs_(num_outputs),
+        mutated_mask_(mutated_mask) {}
   static bool InRange(int i, int n) { return static_cast<unsigned>(i) < static_cast<unsigned>(n); }
   template <typename T>
   static T* Typed(const void* p, const TensorMeta& meta) {

@@ -93,7 +93,7 @@ absl::Status Plan::Execute(PlanNode& n) {
   absl::Status status;
   try {
     if (n.kernel != nullptr) [[likely]] {
-      KernelContext ctx(&n.args);
+      KernelContext ctx = internal::KernelContextAccess::Make(&n.args);
       status = (*n.kernel)(ctx);
     } else {
       const internal::Operand& out = n.args.outputs[0];

@@ -7,14 +7,6 @@
 
 namespace eagervm {
 
-KernelContext::KernelContext(internal::KernelArgs* args)
-    : args_(args),
-      inputs_(args->inputs.data()),
-      outputs_(args->outputs.data()),
-      num_inputs_(static_cast<int>(args->inputs.size())),
-      num_outputs_(static_cast<int>(args->outputs.size())),
-      mutated_mask_(args->mutated_mask) {}
-
 absl::StatusOr<void*> KernelContext::AllocateTemp(size_t bytes) {
   if (internal::TempRegion* r = args_->temp_region; r != nullptr) {
     const size_t aligned = (bytes + r->alignment - 1) / r->alignment * r->alignment;

@@ -60,6 +60,13 @@ struct KernelArgs {
 // (a backend's accessor, e.g. the CUDA cuBLAS handle, finds its stream here).
 struct KernelContextAccess {
   static KernelArgs& Args(const KernelContext& ctx) { return *ctx.args_; }
+  // The context a kernel gets for `args` (inline: vm and graph run kernels
+  // and may not depend on the ops layer).
+  static KernelContext Make(KernelArgs* args) {
+    return KernelContext(args, args->inputs.data(), static_cast<int>(args->inputs.size()),
+                         args->outputs.data(), static_cast<int>(args->outputs.size()),
+                         args->mutated_mask);
+  }
 };
 
 }  // namespace eagervm::internal

@@ -66,7 +66,7 @@ void OpCallPolicy::Compute(VmStream* stream) {
     out.data = static_cast<char*>(out.blob->data()) + out.offset;
   }
   args_.stream = stream;
-  KernelContext ctx(&args_);
+  KernelContext ctx = internal::KernelContextAccess::Make(&args_);
   absl::Status status;
   try {
     if (base::ShouldInjectFault(base::FaultSite::kKernel)) [[unlikely]] {
