@@ -1,6 +1,7 @@
 #include "vm/instruction_pool.h"
 
 #include <atomic>
+#include <utility>
 #include <vector>
 
 #include "base/mutex.h"
@@ -10,9 +11,45 @@ namespace {
 
 constexpr size_t kBatch = 64;
 
+// A stack of free instructions linked through Instruction::next (a free
+// instruction is in no other list).
+struct FreeList {
+  Instruction* head = nullptr;
+  size_t size = 0;
+
+  bool empty() const { return head == nullptr; }
+  void Push(Instruction* i) {
+    i->next = head;
+    head = i;
+    ++size;
+  }
+  Instruction* Pop() {
+    Instruction* i = head;
+    head = i->next;
+    i->next = nullptr;
+    --size;
+    return i;
+  }
+};
+
+// Whole lists move between a thread and here, so the lock is taken once per
+// batch and never held for a walk.
 struct GlobalFreeList {
   base::Mutex mu;
-  std::vector<Instruction*> free ABSL_GUARDED_BY(mu);
+  std::vector<FreeList> lists ABSL_GUARDED_BY(mu);
+
+  FreeList Take() {
+    base::MutexLock lock(&mu);
+    if (lists.empty()) return FreeList();
+    FreeList l = lists.back();
+    lists.pop_back();
+    return l;
+  }
+  void Give(FreeList l) {
+    if (l.empty()) return;
+    base::MutexLock lock(&mu);
+    lists.push_back(l);
+  }
 };
 // Leaked on purpose: instructions must outlive every thread and static destructor.
 GlobalFreeList& Global() {
@@ -22,45 +59,64 @@ GlobalFreeList& Global() {
 
 std::atomic<uint64_t> next_id{1};
 
-// Set when this thread's cache has been destroyed. Thread-local destructors of
-// the main thread run before atexit handlers (where the VM drains), so the
-// pool must keep working without the cache: it falls back to the global list.
-thread_local bool cache_destroyed = false;
+// This thread's cache: plain constinit thread-locals, so the hot path is a
+// TLS load with no initialisation guard (a thread_local object with a
+// destructor is reached through a wrapper call on every access).
+constinit thread_local FreeList t_acquire;  // handed out by Acquire
+constinit thread_local FreeList t_recycle;  // filled by Recycle, given back in batches
+// Set once this thread's cache has been given back at thread exit.
+// Thread-local destructors of the main thread run before atexit handlers
+// (where the VM drains), so the pool must keep working without the cache.
+constinit thread_local bool t_cache_gone = false;
 
-struct LocalCache {
-  std::vector<Instruction*> acquire;  // ready to hand out
-  std::vector<Instruction*> recycle;  // to give back in batches
-  ~LocalCache() {
-    cache_destroyed = true;
-    GlobalFreeList& g = Global();
-    base::MutexLock lock(&g.mu);
-    g.free.insert(g.free.end(), acquire.begin(), acquire.end());
-    g.free.insert(g.free.end(), recycle.begin(), recycle.end());
+// Gives the cache back when its thread exits. Touched (armed) only when a
+// cache list goes from empty to non-empty, off the hot path.
+struct CacheReturner {
+  bool armed = false;
+  ~CacheReturner() {
+    t_cache_gone = true;
+    Global().Give(std::exchange(t_acquire, FreeList()));
+    Global().Give(std::exchange(t_recycle, FreeList()));
   }
 };
-thread_local LocalCache cache;
+thread_local CacheReturner t_returner;
 
 // `new Instruction`, not `new Instruction()`: the constructor is defaulted, so
 // value-initialisation would first zero the whole object, policy buffer
 // included (~300 instructions for bytes that Emplace overwrites).
-Instruction* NewInstruction() { return new Instruction; }
-
-// Fills `out` with kBatch new (default-initialised) instructions from one
-// allocation. While the pool grows (the first ops of a long chain, when many
-// are in flight), a malloc per instruction was ~190 instructions per op; one
-// per block is a few. Blocks are never freed, like the instructions in them.
-void NewInstructions(std::vector<Instruction*>* out) {
+// kBatch instructions from one allocation: while the pool grows (the first
+// ops of a long chain, when many are in flight), a malloc per instruction was
+// ~190 instructions per op; one per block is a few. Blocks are never freed,
+// like the instructions in them.
+FreeList NewInstructions() {
   Instruction* block = new Instruction[kBatch];
-  for (size_t k = 0; k < kBatch; ++k) out->push_back(&block[k]);
+  FreeList l;
+  for (size_t k = 0; k < kBatch; ++k) l.Push(&block[k]);
+  return l;
 }
 
+// After the cache is gone: one instruction from the shared list.
 Instruction* AcquireUncached() {
-  GlobalFreeList& g = Global();
-  base::MutexLock lock(&g.mu);
-  if (g.free.empty()) return NewInstruction();
-  Instruction* i = g.free.back();
-  g.free.pop_back();
+  FreeList l = Global().Take();
+  if (l.empty()) l = NewInstructions();
+  Instruction* i = l.Pop();
+  Global().Give(l);
   return i;
+}
+
+// t_acquire is empty: refill it (from this thread's recycled instructions,
+// then the shared list, then a new block) and take one.
+Instruction* Refill() {
+  if (t_cache_gone) [[unlikely]]
+    return AcquireUncached();
+  t_returner.armed = true;
+  if (!t_recycle.empty()) {
+    std::swap(t_acquire, t_recycle);
+  } else {
+    t_acquire = Global().Take();
+    if (t_acquire.empty()) t_acquire = NewInstructions();
+  }
+  return t_acquire.Pop();
 }
 
 // Ids are handed to each thread in blocks: a fetch_add per instruction on
@@ -93,26 +149,13 @@ void InstructionPool::Reset(Instruction* i) {
 }
 
 Instruction* InstructionPool::Acquire() {
-  if (cache_destroyed) {
-    Instruction* i = AcquireUncached();
-    Reset(i);
-    return i;
+  Instruction* i = t_acquire.head;
+  if (i == nullptr) [[unlikely]] {
+    i = Refill();
+  } else {
+    t_acquire.head = i->next;
+    --t_acquire.size;
   }
-  LocalCache& c = cache;
-  if (c.acquire.empty()) {
-    if (!c.recycle.empty()) {
-      c.acquire.swap(c.recycle);
-    } else {
-      GlobalFreeList& g = Global();
-      base::MutexLock lock(&g.mu);
-      const size_t n = std::min(kBatch, g.free.size());
-      c.acquire.insert(c.acquire.end(), g.free.end() - n, g.free.end());
-      g.free.resize(g.free.size() - n);
-    }
-    if (c.acquire.empty()) NewInstructions(&c.acquire);
-  }
-  Instruction* i = c.acquire.back();
-  c.acquire.pop_back();
   Reset(i);
   return i;
 }
@@ -121,20 +164,17 @@ void InstructionPool::Recycle(Instruction* instr) {
   instr->set_state(InstrState::kFree);  // first: a failed check still names the policy
   instr->DestroyPolicy();
   instr->id_.store(0, std::memory_order_relaxed);
-  if (cache_destroyed) {
-    GlobalFreeList& g = Global();
-    base::MutexLock lock(&g.mu);
-    g.free.push_back(instr);
+  if (t_cache_gone) [[unlikely]] {
+    FreeList l;
+    l.Push(instr);
+    Global().Give(l);
     return;
   }
-  LocalCache& c = cache;
-  c.recycle.push_back(instr);
-  if (c.recycle.size() >= 2 * kBatch) {
-    GlobalFreeList& g = Global();
-    base::MutexLock lock(&g.mu);
-    g.free.insert(g.free.end(), c.recycle.end() - kBatch, c.recycle.end());
-    c.recycle.resize(c.recycle.size() - kBatch);
-  }
+  if (t_recycle.empty()) [[unlikely]]
+    t_returner.armed = true;
+  t_recycle.Push(instr);
+  if (t_recycle.size >= kBatch) [[unlikely]]
+    Global().Give(std::exchange(t_recycle, FreeList()));
 }
 
 void InstructionPool::LockForFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { Global().mu.Lock(); }
