@@ -64,7 +64,6 @@ struct Operand {
 // on the VM thread that runs it; never store it.
 class EAGERVM_EXPORT KernelContext {
  public:
-
   int num_inputs() const { return num_inputs_; }
   int num_outputs() const { return num_outputs_; }
   // 0 <= i < num_inputs() (num_outputs()).

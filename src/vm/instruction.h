@@ -11,8 +11,8 @@
 #include <new>
 #include <utility>
 
-#include "base/small_vector.h"
 #include "base/check.h"
+#include "base/small_vector.h"
 #include "vm/dependence.h"
 #include "vm/instruction_policy.h"
 #include "vm/instruction_state.h"

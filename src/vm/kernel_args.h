@@ -49,8 +49,8 @@ struct KernelArgs {
     void* ptr;
     size_t bytes;
   };
-  base::SmallVector<Temp, 1> temps;  // freed after the kernel
-  TempRegion* temp_region = nullptr;                       // graph plans only
+  base::SmallVector<Temp, 1> temps;   // freed after the kernel
+  TempRegion* temp_region = nullptr;  // graph plans only
   // Storages read before any write to them was submitted (an error the
   // kernel reports: "never written"): nothing else keeps them alive.
   std::vector<std::shared_ptr<vm::BlobObject>> keep_alive;
