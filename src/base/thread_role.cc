@@ -1,11 +1,9 @@
 #include "base/thread_role.h"
 
 namespace eagervm::base {
-namespace {
-thread_local ThreadRole current_role = ThreadRole::kUser;
-}
-ThreadRole CurrentThreadRole() { return current_role; }
-void SetCurrentThreadRole(ThreadRole role) { current_role = role; }
+namespace internal_thread_role {
+constinit thread_local ThreadRole t_role = ThreadRole::kUser;
+}  // namespace internal_thread_role
 
 const char* ToString(ThreadRole role) {
   switch (role) {
@@ -21,6 +19,6 @@ const char* ToString(ThreadRole role) {
 
 std::string WrongThreadRoleMessage(ThreadRole expected) {
   return std::string("must run on a ") + ToString(expected) + " thread, but runs on a " +
-         ToString(current_role) + " thread";
+         ToString(CurrentThreadRole()) + " thread";
 }
 }  // namespace eagervm::base

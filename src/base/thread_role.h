@@ -11,8 +11,14 @@ namespace eagervm::base {
 
 enum class ThreadRole { kUser, kScheduler, kWorker };
 
-ThreadRole CurrentThreadRole();
-void SetCurrentThreadRole(ThreadRole role);
+namespace internal_thread_role {
+extern constinit thread_local ThreadRole t_role;
+}  // namespace internal_thread_role
+
+// Inline (a constinit thread-local, no TLS wrapper call): checked on every
+// op's path and by every blocking call.
+inline ThreadRole CurrentThreadRole() { return internal_thread_role::t_role; }
+inline void SetCurrentThreadRole(ThreadRole role) { internal_thread_role::t_role = role; }
 const char* ToString(ThreadRole role);
 // The message of a failed EAGERVM_DCHECK_THREAD_ROLE.
 std::string WrongThreadRoleMessage(ThreadRole expected);

@@ -31,9 +31,18 @@ const char* Name(ReduceOp op) {
   return "?";
 }
 
+// The op `kOp` names (looked up once: the registry's lookup hashes the name).
+template <const char* kOp>
+const internal::OpDef& Def() {
+  static const internal::OpDef& def = internal::OpRegistry::Get().MustFind(kOp);
+  return def;
+}
+
 // The checks every collective shares: initialised, inside eager mode, a
-// good tensor, a count the transports take (MPI counts are int).
-absl::StatusOr<dist::Communicator*> CheckCollective(const Tensor& x, const char* op) {
+// good tensor, a count the transports take (MPI counts are int; AllGather's
+// output has x's count times the world size).
+absl::StatusOr<dist::Communicator*> CheckCollective(const Tensor& x, const char* op,
+                                                    bool gathers = false) {
   if (vm::CurrentRecorder() != nullptr) {
     return absl::FailedPreconditionError(
         base::Cat(op, ": collectives cannot be captured in a Graph (they run eagerly only)"));
@@ -41,7 +50,7 @@ absl::StatusOr<dist::Communicator*> CheckCollective(const Tensor& x, const char*
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(x, op, "x"));
   EAGERVM_ASSIGN_OR_RETURN(dist::Communicator * c,
                            dist::ProcessGroup::Get().CommunicatorFor(x.device(), op));
-  const int64_t total = x.numel() * (std::string_view(op) == dist::kAllGather ? c->size() : 1);
+  const int64_t total = x.numel() * (gathers ? c->size() : 1);
   if (total > INT_MAX) {
     return absl::InvalidArgumentError(base::Cat(op, ": ", x.shape().ToString(), " has ", total,
                                                 " elements; at most ", INT_MAX, " per call"));
@@ -66,10 +75,10 @@ absl::Status CheckRank(dist::Communicator* c, int r, const char* what, const cha
 }
 
 // Queues `op` on x's device's comm stream: inputs then the token, then outputs.
-absl::Status Submit(const char* op, Device device, DType dtype, const Tensor* input,
+absl::Status Submit(const internal::OpDef& def, Device device, DType dtype, const Tensor* input,
                     const Tensor* output, Scalar arg) {
-  EAGERVM_ASSIGN_OR_RETURN(Tensor token, dist::ProcessGroup::Get().Token(device));
-  const Tensor* inputs[2] = {input, &token};
+  EAGERVM_ASSIGN_OR_RETURN(const Tensor* token, dist::ProcessGroup::Get().Token(device));
+  const Tensor* inputs[2] = {input, token};
   const size_t num_inputs = input != nullptr ? 2 : 1;
   const Tensor* const* in = input != nullptr ? inputs : inputs + 1;
   const Tensor* outputs[1] = {output};
@@ -77,7 +86,7 @@ absl::Status Submit(const char* op, Device device, DType dtype, const Tensor* in
   const Stream comm(device, vm::kCommStreamIndex);
   EAGERVM_ASSIGN_OR_RETURN(
       vm::KernelCall call,
-      internal::KernelCallFor(internal::OpRegistry::Get().MustFind(op), comm, dtype));
+      internal::KernelCallFor(def, comm, dtype));
   const vm::KernelCallArgs args{absl::MakeConstSpan(in, num_inputs),
                                 absl::MakeConstSpan(outputs, output != nullptr ? 1 : 0),
                                 absl::MakeConstSpan(scalars), nullptr};
@@ -90,9 +99,9 @@ absl::Status Submit(const char* op, Device device, DType dtype, const Tensor* in
   return vm::PhysicalRun([&](vm::Builder* b) { return b->CallKernel(call, args, comm); });
 }
 
-Tensor SubmitWithOutput(const char* op, const Tensor& x, Shape shape, Scalar arg) {
+Tensor SubmitWithOutput(const internal::OpDef& def, const Tensor& x, Shape shape, Scalar arg) {
   Tensor out = internal::NewTensor({shape, x.dtype(), x.device()});
-  absl::Status s = Submit(op, x.device(), x.dtype(), &x, &out, arg);
+  absl::Status s = Submit(def, x.device(), x.dtype(), &x, &out, arg);
   if (!s.ok()) return Tensor::Error(std::move(s));
   return out;
 }
@@ -105,13 +114,13 @@ Tensor AllReduce(const Tensor& x, ReduceOp op) {
   absl::StatusOr<dist::Communicator*> c = CheckCollective(x, dist::kAllReduce);
   if (!c.ok()) return Tensor::Error(c.status());
   if (absl::Status s = CheckReduce(*c, x, op, dist::kAllReduce); !s.ok()) return Tensor::Error(s);
-  return SubmitWithOutput(dist::kAllReduce, x, x.shape(), static_cast<int>(op));
+  return SubmitWithOutput(Def<dist::kAllReduce>(), x, x.shape(), static_cast<int>(op));
 }
 
 absl::Status AllReduceInplace(const Tensor& x, ReduceOp op) {
   EAGERVM_ASSIGN_OR_RETURN(dist::Communicator * c, CheckCollective(x, dist::kAllReduceInplace));
   EAGERVM_RETURN_IF_ERROR(CheckReduce(c, x, op, dist::kAllReduceInplace));
-  return Submit(dist::kAllReduceInplace, x.device(), x.dtype(), &x, nullptr, static_cast<int>(op));
+  return Submit(Def<dist::kAllReduceInplace>(), x.device(), x.dtype(), &x, nullptr, static_cast<int>(op));
 }
 
 Tensor Broadcast(const Tensor& x, int root) {
@@ -120,11 +129,11 @@ Tensor Broadcast(const Tensor& x, int root) {
   if (absl::Status s = CheckRank(*c, root, "root", dist::kBroadcast); !s.ok()) {
     return Tensor::Error(s);
   }
-  return SubmitWithOutput(dist::kBroadcast, x, x.shape(), root);
+  return SubmitWithOutput(Def<dist::kBroadcast>(), x, x.shape(), root);
 }
 
 Tensor AllGather(const Tensor& x) {
-  absl::StatusOr<dist::Communicator*> c = CheckCollective(x, dist::kAllGather);
+  absl::StatusOr<dist::Communicator*> c = CheckCollective(x, dist::kAllGather, /*gathers=*/true);
   if (!c.ok()) return Tensor::Error(c.status());
   if (x.dim() == 0) {
     return Tensor::Error(absl::InvalidArgumentError(
@@ -132,7 +141,7 @@ Tensor AllGather(const Tensor& x) {
   }
   Shape shape = x.shape();
   shape[0] *= (*c)->size();
-  return SubmitWithOutput(dist::kAllGather, x, shape, 0);
+  return SubmitWithOutput(Def<dist::kAllGather>(), x, shape, 0);
 }
 
 Tensor ReduceScatter(const Tensor& x, ReduceOp op) {
@@ -149,7 +158,7 @@ Tensor ReduceScatter(const Tensor& x, ReduceOp op) {
   }
   Shape shape = x.shape();
   shape[0] /= n;
-  return SubmitWithOutput(dist::kReduceScatter, x, shape, static_cast<int>(op));
+  return SubmitWithOutput(Def<dist::kReduceScatter>(), x, shape, static_cast<int>(op));
 }
 
 absl::Status Send(const Tensor& x, int peer) {
@@ -158,7 +167,7 @@ absl::Status Send(const Tensor& x, int peer) {
   if (peer == c->rank()) {
     return absl::InvalidArgumentError(base::Cat("Send: peer ", peer, " is this rank"));
   }
-  return Submit(dist::kSend, x.device(), x.dtype(), &x, nullptr, peer);
+  return Submit(Def<dist::kSend>(), x.device(), x.dtype(), &x, nullptr, peer);
 }
 
 Tensor Recv(const TensorMeta& meta, int peer) {
@@ -181,7 +190,7 @@ Tensor Recv(const TensorMeta& meta, int peer) {
         absl::InvalidArgumentError(base::Cat("Recv: peer ", peer, " is this rank")));
   }
   Tensor out = internal::NewTensor(meta);
-  absl::Status s = Submit(dist::kRecv, meta.device, meta.dtype, nullptr, &out, peer);
+  absl::Status s = Submit(Def<dist::kRecv>(), meta.device, meta.dtype, nullptr, &out, peer);
   if (!s.ok()) return Tensor::Error(std::move(s));
   return out;
 }

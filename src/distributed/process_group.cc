@@ -51,7 +51,6 @@ absl::Status ProcessGroup::Finalize() {
   base::MutexLock lock(&mu_);
   if (!active()) return drained;
   state_.store(State::kFinalized, std::memory_order_release);
-  for (Tensor& t : tokens_) t = Tensor();
   absl::Status s = host_->Finalize();
   return drained.ok() ? s : drained;
 }
@@ -74,10 +73,13 @@ absl::StatusOr<Communicator*> ProcessGroup::CommunicatorFor(Device d, std::strin
   return cuda_.get();
 }
 
-absl::StatusOr<Tensor> ProcessGroup::Token(Device d) {
+absl::StatusOr<const Tensor*> ProcessGroup::Token(Device d) {
   const int slot = d.is_cpu() ? 0 : 1 + d.index();
   if (slot < 0 || slot > kMaxCudaDevices) {
     return absl::InvalidArgumentError(base::Cat("no communication stream on ", d.ToString()));
+  }
+  if (const Tensor* t = made_tokens_[slot].load(std::memory_order_acquire); t != nullptr) {
+    return t;
   }
   base::MutexLock lock(&mu_);
   Tensor& t = tokens_[slot];
@@ -85,8 +87,9 @@ absl::StatusOr<Tensor> ProcessGroup::Token(Device d) {
     Tensor made = Zeros({1}, DType::kInt32, d);
     if (!made.ok()) return made.status();
     t = std::move(made);
+    made_tokens_[slot].store(&t, std::memory_order_release);
   }
-  return t;
+  return &t;
 }
 
 }  // namespace eagervm::dist

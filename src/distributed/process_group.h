@@ -40,8 +40,10 @@ class ProcessGroup {
   // User threads: the token every collective on `d` writes (a hidden
   // operand): the WAW edges between collectives keep them in submission
   // order on the comm stream even when a later one's inputs are ready first.
-  // Created on first use (takes a lock).
-  absl::StatusOr<Tensor> Token(Device d);
+  // Created on first use (takes a lock), lock-free afterwards; the pointer
+  // lives for the process (Finalize keeps the tokens: a collective racing
+  // with it then fails on CommunicatorFor, not on a dropped token).
+  absl::StatusOr<const Tensor*> Token(Device d);
 
  private:
   enum class State { kNone, kActive, kFinalized };
@@ -55,6 +57,8 @@ class ProcessGroup {
 
   base::Mutex mu_;                                                       // Init, Finalize, tokens
   std::array<Tensor, kMaxCudaDevices + 1> tokens_ ABSL_GUARDED_BY(mu_);  // [0]: cpu
+  // &tokens_[i] once made (never changed after): Token's lock-free path.
+  std::array<std::atomic<const Tensor*>, kMaxCudaDevices + 1> made_tokens_{};
 };
 
 }  // namespace eagervm::dist

@@ -2,8 +2,11 @@
 
 #include <pthread.h>
 
+#include <cstring>
+
 #include "base/spin.h"
 #include "base/thread_role.h"
+#include "profiler/tracer.h"
 #include "vm/caller_runs.h"
 #include "vm/fork_guard.h"
 #include "vm/handoff.h"
@@ -46,16 +49,9 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
   std::optional<absl::Status> result;
   {
     base::ScopedThreadRole role(base::ThreadRole::kScheduler);
-    // Release what finished since the last pass: a Wait returns as soon as
-    // its read has run, before the scheduler has released it, so without
-    // this the VM would look busy at the next call of a loop of
-    // collective + Wait, and every later call would take the queued path.
-    while (!engine_.Empty() && ReleasePass()) {
-    }
-    // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
-    // nothing lively. (`received` may grow meanwhile: those are taken in
-    // below, after this list, in arrival order.)
-    if (engine_.Empty() && counters_.in_flight() == 0) {
+    // (`received` may grow meanwhile: those are taken in below, after this
+    // list, in arrival order.)
+    if (IdleAfterRelease()) {
       for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
       result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
       if (result->ok()) {
@@ -67,6 +63,50 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
         caller_drives_.store(false, std::memory_order_relaxed);
       }
     }
+  }
+  engine_mu_.Unlock();
+  return result;
+}
+
+bool VmImpl::IdleAfterRelease() {
+  base::ScopedThreadRole role(base::ThreadRole::kScheduler);
+  // Release what finished since the last pass: a Wait returns as soon as
+  // its read has run, before the scheduler has released it, so without
+  // this the VM would look busy at the next call of a loop of
+  // collective + Wait, and every later call would take the queued path.
+  while (!engine_.Empty() && ReleasePass()) {
+  }
+  // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
+  // nothing lively.
+  return engine_.Empty() && counters_.in_flight() == 0;
+}
+
+// The storage's writes have all been released, and a release is ordered
+// after its write's completion (the worker's completion, acquired by the
+// pass that released it, which held this lock): its bytes and error are
+// final, and no instruction can touch them while the lock is held.
+std::optional<absl::Status> VmImpl::ReadIfIdle(const BlobObject& blob, size_t offset, void* dst,
+                                               size_t bytes) {
+  if (shut_down() || profiler::Enabled()) return std::nullopt;
+  if (!LockEngineForCaller()) return std::nullopt;
+  std::optional<absl::Status> result;
+  if (IdleAfterRelease() && !shut_down() && (blob.error() != nullptr || blob.allocated())) {
+    if (const ErrorPtr& e = blob.error(); e != nullptr) {
+      e->MarkReported();
+      result = e->status;
+    } else {
+      if (dst != nullptr && bytes > 0) {
+        std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
+      }
+      result = absl::OkStatus();
+    }
+    // The counts of the read instruction this stands for: received first,
+    // so in flight (received - finished) never dips below zero. The others
+    // have one writer, the engine's driver, which this thread is now.
+    VmCounters::Bump(counters_.received);
+    VmCounters::Add<uint64_t>(counters_.taken_in, 1);
+    VmCounters::Add<uint64_t>(counters_.dispatched, 1);
+    VmCounters::Add<uint64_t>(counters_.finished, 1);
   }
   engine_mu_.Unlock();
   return result;

@@ -66,6 +66,19 @@ class VmImpl final : public VmContext {
     return s;
   }
 
+  // User thread (vm::CheckMayBlock first), outside any capture: a host read
+  // of `bytes` at `offset` of `blob` (a CPU storage) answered with no
+  // instruction when the VM is idle (nothing received is unreleased once
+  // what has finished is released): then every write of it has run, so the
+  // read is its error, or a copy to `dst` (when not null). Holds the engine
+  // lock while it copies. It counts in GetStats() as the instruction it
+  // stands for (received, dispatched, finished), so counts do not depend on
+  // timing. nullopt, nothing done, when the VM is busy, shut down, driven
+  // by another caller, or recording a trace (the read then appears in it),
+  // or the storage was never written (the queued read says why).
+  std::optional<absl::Status> ReadIfIdle(const BlobObject& blob, size_t offset, void* dst,
+                                         size_t bytes);
+
   // Blocking waits (user threads; vm::CheckMayBlock first).
   // Waits until every instruction received before it is released.
   absl::Status WaitAll();
@@ -110,6 +123,9 @@ class VmImpl final : public VmContext {
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
+  // With the engine lock: releases what has finished, then true if nothing
+  // received is unreleased.
+  bool IdleAfterRelease() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
   // RunOnCaller: takes engine_mu_, waiting up to ~50 us for a scheduler
   // pass to end, never for another caller (caller_drives_). True if taken.
   bool LockEngineForCaller() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, engine_mu_);
