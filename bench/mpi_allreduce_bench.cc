@@ -14,6 +14,8 @@
 // <= 1.5x its latency at 4 bytes.
 #include <mpi.h>
 
+#include <sys/resource.h>
+
 #include <cstdio>
 
 #include "common/bench_util.h"
@@ -29,6 +31,14 @@ int IterationsFor(int64_t bytes) { return bytes <= 4096 ? 4000 : 12; }
 // Zeros: the sum stays 0, so repeated in-place reductions never overflow.
 Tensor Buffer(int64_t bytes) { return Zeros({bytes / 4}, DType::kFloat32); }
 
+// This thread's context switches so far (voluntary + involuntary): a
+// collective loop that is preempted, or that sleeps, shows it here.
+double ContextSwitches() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return static_cast<double>(u.ru_nvcsw + u.ru_nivcsw);
+}
+
 void Start(benchmark::State& state) {
   if (!Sync().ok()) state.SkipWithError("Sync failed");
   MPI_Barrier(MPI_COMM_WORLD);  // the comm worker is idle after Sync()
@@ -39,6 +49,7 @@ void BM_RawMpiAllreduce(benchmark::State& state) {
   Tensor x = Buffer(bytes);
   std::vector<float> host(static_cast<size_t>(bytes / 4), 0.0f);
   Start(state);
+  const double switches = ContextSwitches();
   OpTimer timer;
   for (auto _ : state) {
     const int64_t t0 = WallNanos();
@@ -48,12 +59,15 @@ void BM_RawMpiAllreduce(benchmark::State& state) {
   }
   timer.Report(state);
   state.SetBytesProcessed(state.iterations() * bytes);
+  state.counters["context_switches"] = ContextSwitches() - switches;
 }
 
 void BM_EvmAllReduce(benchmark::State& state) {
   const int64_t bytes = state.range(0);
   Tensor x = Buffer(bytes);
   Start(state);
+  const VmStats before = VirtualMachine::Get().GetStats();
+  const double switches = ContextSwitches();
   OpTimer timer;
   for (auto _ : state) {
     const int64_t t0 = WallNanos();
@@ -67,6 +81,12 @@ void BM_EvmAllReduce(benchmark::State& state) {
   }
   timer.Report(state);
   state.SetBytesProcessed(state.iterations() * bytes);
+  // Wake-ups of the scheduler thread: an op on the caller-runs path needs
+  // none, so these count the ops that took the queued path.
+  const VmStats after = VirtualMachine::Get().GetStats();
+  state.counters["scheduler_wakeups"] =
+      static_cast<double>(after.scheduler_wakeups - before.scheduler_wakeups);
+  state.counters["context_switches"] = ContextSwitches() - switches;
 }
 
 // Pipelined: 16 all-reduces of independent buffers queued, then one Sync.

@@ -5,7 +5,7 @@
 
 namespace eagervm::internal {
 
-absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view arg) {
+absl::Status CheckTensorSlow(const Tensor& t, std::string_view op, std::string_view arg) {
   if (!t.defined()) {
     return absl::FailedPreconditionError(base::Cat(
         op, ": argument '", arg, "' is an undefined tensor (default-constructed or moved-from)"));

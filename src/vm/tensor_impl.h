@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "eagervm/tensor.h"
 #include "vm/blob_object.h"
+#include "vm/fork_guard.h"
 
 namespace eagervm::internal {
 
@@ -42,9 +43,20 @@ struct TensorImpl {
 // The status of a tensor made before fork(), used in the child.
 const absl::Status& ForkedTensorStatus();
 
+// CheckTensor's answer for a tensor that is not OK (builds the message).
+absl::Status CheckTensorSlow(const Tensor& t, std::string_view op, std::string_view arg);
+
 // OK iff `t` is defined and not an error tensor; otherwise the status to
-// return from op `op`, naming the argument.
-absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view arg);
+// return from op `op`, naming the argument. Inline: every op checks its
+// operands, and the good case is three loads.
+inline absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view arg) {
+  const TensorImpl* impl = t.impl().get();
+  if (impl != nullptr && impl->status.ok() && impl->fork_generation == vm::ForkGeneration())
+      [[likely]] {
+    return absl::OkStatus();
+  }
+  return CheckTensorSlow(t, op, arg);
+}
 
 // A tensor with fresh (not yet allocated) storage.
 Tensor NewTensor(const TensorMeta& meta);

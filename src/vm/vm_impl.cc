@@ -57,7 +57,10 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
       if (result->ok()) {
         caller_drives_.store(true, std::memory_order_relaxed);
         engine_.set_caller_driving(true);
-        while (SchedulePass()) {
+        // Until everything taken in is released; no idle pass at the end to
+        // prove it: a list pushed after the last pass's intake found the
+        // pending stack empty, so its submitter woke the scheduler.
+        while (SchedulePass() && !engine_.Empty()) {
         }
         engine_.set_caller_driving(false);
         caller_drives_.store(false, std::memory_order_relaxed);
