@@ -10,7 +10,11 @@ ReduceOp OpArg(KernelContext& ctx) { return static_cast<ReduceOp>(ctx.scalar(0).
 
 absl::StatusOr<Communicator*> CommOf(KernelContext& ctx, const char* op) {
   const TensorMeta& meta = ctx.num_outputs() > 0 ? ctx.output_meta(0) : ctx.input_meta(0);
-  return ProcessGroup::Get().CommunicatorFor(meta.device, op);
+  const ProcessGroup& group = ProcessGroup::Get();
+  if (Communicator* c = group.ActiveCommunicator(meta.device); c != nullptr) [[likely]] {
+    return c;
+  }
+  return group.CommunicatorFor(meta.device, op);  // the reason
 }
 
 absl::Status AllReduceKernel(KernelContext& ctx) {

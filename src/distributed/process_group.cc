@@ -55,7 +55,7 @@ absl::Status ProcessGroup::Finalize() {
   return drained.ok() ? s : drained;
 }
 
-absl::StatusOr<Communicator*> ProcessGroup::CommunicatorFor(Device d, std::string_view op) const {
+absl::StatusOr<Communicator*> ProcessGroup::CommunicatorFor(Device d, const char* op) const {
   const State state = state_.load(std::memory_order_acquire);
   if (state != State::kActive) {
     return absl::FailedPreconditionError(

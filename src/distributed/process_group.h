@@ -35,7 +35,14 @@ class ProcessGroup {
   // Any thread: the communicator serving tensors on `d`, or a
   // FailedPrecondition naming `op` (not initialised, finalised, no NCCL
   // communicator for that device). The pointer lives for the process.
-  absl::StatusOr<Communicator*> CommunicatorFor(Device d, std::string_view op) const;
+  absl::StatusOr<Communicator*> CommunicatorFor(Device d, const char* op) const;
+  // Any thread, lock-free: CommunicatorFor's communicator, or null where it
+  // would fail (the kernels' path: their op was checked when queued).
+  Communicator* ActiveCommunicator(Device d) const {
+    if (state_.load(std::memory_order_acquire) != State::kActive) return nullptr;
+    if (d.is_cpu()) return host_.get();
+    return cuda_ != nullptr && d.index() == cuda_device_ ? cuda_.get() : nullptr;
+  }
 
   // User threads: the token every collective on `d` writes (a hidden
   // operand): the WAW edges between collectives keep them in submission

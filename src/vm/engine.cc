@@ -41,6 +41,22 @@ bool Engine::ReleaseOnly() {
   return progress;
 }
 
+void Engine::RunAlone(Instruction* instr) {
+  EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
+  EAGERVM_DCHECK(Empty(), "Engine::RunAlone with lively instructions");
+  VmStream* s = instr->stream();
+  instr->set_state(InstrState::kReady);
+  instr->set_state(InstrState::kRunning);
+  VmCounters::Add<uint64_t>(counters_->dispatched, 1);
+  {
+    ComputeSlice trace(instr);
+    s->policy()->Run(s, instr);
+  }
+  EAGERVM_DCHECK(s->policy()->QueryDone(instr), "Engine::RunAlone on a stream that runs later");
+  VmCounters::Add<uint64_t>(counters_->finished, 1);
+  InstructionPool::Recycle(instr);
+}
+
 // Releases, per active stream, the finished prefix of its running list. Only
 // the head is polled: release is in order per stream.
 bool Engine::ReleaseFinished() {

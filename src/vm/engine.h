@@ -48,6 +48,13 @@ class Engine {
   // callback of anyone else's. Returns true if anything moved. Same thread
   // rule as Schedule().
   bool ReleaseOnly();
+  // With the engine empty (nothing lively, so it can have no predecessor):
+  // takes `instr` in (pending, not a barrier, on a stream whose Run
+  // finishes it, as the CPU's does), runs it on this thread and releases
+  // it. What intake, dispatch and release would do, minus the linking: the
+  // dependences it would join name released instructions only, and a later
+  // instruction finds it released too. Same thread rule as Schedule().
+  void RunAlone(Instruction* instr);
   // No instruction between intake and release.
   bool Empty() const { return lively_count_ == 0; }
   size_t lively_count() const { return lively_count_; }

@@ -45,6 +45,17 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
   return absl::OkStatus();
 }
 
+bool SubmissionQueue::AcceptForDriver(const InstructionList& list) {
+  if (top_.load(std::memory_order_acquire) == Closed()) return false;
+  for (Instruction* i = list.head; i != nullptr; i = i->next) {
+    i->PrepareForScheduler();
+    i->set_state(InstrState::kPending);
+  }
+  VmCounters::Bump(counters_->received, list.size);
+  VmCounters::Add<uint64_t>(counters_->taken_in, list.size);
+  return true;
+}
+
 absl::Status SubmissionQueue::Refuse(InstructionList* list) {
   // A push that lost the race with Close() was never visible to the
   // scheduler: back to kBuilding, so it is recycled as a discarded build is.

@@ -35,6 +35,12 @@ class SubmissionQueue {
   // that takes the list in itself, holding the engine lock). After Close():
   // FailedPrecondition, and the list is discarded.
   absl::Status Append(InstructionList* list, Backpressure backpressure, bool wake_scheduler = true);
+  // The engine's driver, holding the engine lock with the VM idle
+  // (VmImpl::RunOnCaller): accepts `list` as Append would (pending, counted
+  // received and taken in), for the caller to run at once instead of
+  // pushing and popping it. False, `list` untouched, once closed (Append
+  // then refuses it).
+  bool AcceptForDriver(const InstructionList& list);
   // Scheduler thread: moves everything pending to the end of `into`.
   void TakeAll(InstructionList* into);
   // Scheduler thread, after a pass: wakes back-pressure waiters once in

@@ -51,7 +51,21 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
     base::ScopedThreadRole role(base::ThreadRole::kScheduler);
     // (`received` may grow meanwhile: those are taken in below, after this
     // list, in arrival order.)
-    if (IdleAfterRelease()) {
+    Instruction* only = list->size == 1 ? list->head : nullptr;
+    if (!IdleAfterRelease()) {
+      // Busy: the queued path.
+    } else if (only != nullptr && only->stream() != nullptr && !only->policy()->IsBarrier() &&
+               submissions_.AcceptForDriver(*list)) {
+      // One instruction on an idle VM (a collective, a read): nothing to
+      // link it to or order it behind, so it runs and is released here
+      // without the pending stack or a scheduling pass.
+      SubmitSlice trace(list);
+      *list = InstructionList();
+      caller_drives_.store(true, std::memory_order_relaxed);
+      engine_.RunAlone(only);
+      caller_drives_.store(false, std::memory_order_relaxed);
+      result = absl::OkStatus();
+    } else {
       for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
       result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
       if (result->ok()) {
