@@ -13,6 +13,7 @@
 #include "ops/submit_op.h"
 #include "vm/caller_runs.h"
 #include "vm/comm_stream.h"
+#include "vm/eager_builder.h"
 #include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
 
@@ -96,7 +97,7 @@ absl::Status Submit(const internal::OpDef& def, Device device, DType dtype, cons
   // worker and back (docs/distributed.md).
   vm::CallerRunsScope caller_runs(device.is_cpu() ? vm::CallerRuns::kMayBlock
                                                   : vm::CallerRuns::kNone);
-  return vm::PhysicalRun([&](vm::Builder* b) { return b->CallKernel(call, args, comm); });
+  return vm::SubmitKernelCall(call, args, comm);
 }
 
 Tensor SubmitWithOutput(const internal::OpDef& def, const Tensor& x, Shape shape, Scalar arg) {

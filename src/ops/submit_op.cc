@@ -1,6 +1,7 @@
 #include "ops/submit_op.h"
 
 #include "base/str_cat.h"
+#include "vm/eager_builder.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
@@ -60,12 +61,8 @@ absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* co
     return NoKernelError(def, Stream::Current(device), dtype);
   const vm::KernelCall call = KernelCallOf(def, kernel);
   const vm::KernelCallArgs args{inputs, outputs, scalars, std::move(attrs)};
-  // `auto* b`: on the eager path it is the EagerBuilder itself, so the call
-  // is direct (and the builder final), not virtual. The explicit return
-  // type keeps overload resolution from instantiating the body for the
-  // public PhysicalRun(FunctionRef<Status(InstructionsBuilder*)>).
-  return vm::PhysicalRun(
-      [&](auto* b) -> absl::Status { return b->CallKernel(call, args, Stream::Current(device)); });
+  // One instruction, straight to the VM (the builder only where one runs).
+  return vm::SubmitKernelCall(call, args, Stream::Current(device));
 }
 
 Tensor SubmitOpWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,

@@ -10,6 +10,7 @@
 #include "vm/last_stream.h"
 #include "vm/launch_policy.h"
 #include "vm/op_call_policy.h"
+#include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/release_tensor_policy.h"
 #include "vm/tensor_impl.h"
@@ -65,16 +66,20 @@ absl::Status EagerBuilder::FinishSlow(absl::Status build_status) {
   return build_status;
 }
 
-absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallArgs& a,
-                                      Stream stream) {
+Instruction* NewKernelCall(const KernelCall& call, const KernelCallArgs& a, Stream stream,
+                           absl::Status* error) {
   VmStream* vs = LastResolvedStream(stream);
   if (vs == nullptr) [[unlikely]] {
     absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
-    if (!resolved.ok()) return resolved.status();
+    if (!resolved.ok()) {
+      *error = resolved.status();
+      return nullptr;
+    }
     vs = *resolved;
   }
   if (a.scalars.size() > internal::KernelArgs::kMaxScalars) [[unlikely]] {
-    return absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
+    *error = absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
+    return nullptr;
   }
   Instruction* instr = InstructionPool::Acquire();
   OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
@@ -108,9 +113,31 @@ absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallAr
   }
   instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
   instr->prepared = true;
+  return instr;
+}
+
+absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallArgs& a,
+                                      Stream stream) {
+  absl::Status error;
+  Instruction* instr = NewKernelCall(call, a, stream, &error);
+  if (instr == nullptr) [[unlikely]]
+    return error;
   Append(instr);
   only_releases_ = false;
   return absl::OkStatus();
+}
+
+absl::Status SubmitKernelCall(const KernelCall& call, const KernelCallArgs& a, Stream stream) {
+  if (InBuildCallback()) [[unlikely]] {
+    return PhysicalRun([&](auto* b) -> absl::Status { return b->CallKernel(call, a, stream); });
+  }
+  absl::Status error;
+  Instruction* instr = NewKernelCall(call, a, stream, &error);
+  if (instr == nullptr) [[unlikely]]
+    return error;
+  InstructionList list;
+  list.PushBack(instr);
+  return ProcessVm().Receive(&list, Backpressure::kWait);
 }
 
 absl::Status EagerBuilder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {

@@ -12,6 +12,20 @@
 
 namespace eagervm::vm {
 
+// The instruction of one kernel call on `stream` (resolved first), its
+// operands recorded and their storages noted written, in kBuilding; or
+// null with *error set (no such stream, too many scalars). Builds nothing
+// that could drop a tensor, so no nested PhysicalRun can start inside it.
+Instruction* NewKernelCall(const KernelCall& call, const KernelCallArgs& args, Stream stream,
+                           absl::Status* error);
+
+// PhysicalRun + CallKernel for one call, without the builder: outside a
+// build callback and a capture, the call's instruction goes to the VM as a
+// list of its own (the ops' path: SubmitOp); inside them, it is built into
+// the running PhysicalRun as CallKernel would. Any user thread; blocks only
+// for back-pressure.
+absl::Status SubmitKernelCall(const KernelCall& call, const KernelCallArgs& args, Stream stream);
+
 class EagerBuilder final : public Builder {
  public:
   EagerBuilder() = default;
