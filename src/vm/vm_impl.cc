@@ -105,7 +105,9 @@ bool VmImpl::IdleAfterRelease() {
 std::optional<absl::Status> VmImpl::ReadIfIdle(const BlobObject& blob, size_t offset, void* dst,
                                                size_t bytes) {
   if (shut_down() || profiler::Enabled()) return std::nullopt;
-  if (!LockEngineForCaller()) return std::nullopt;
+  // No waiting for a scheduler pass here: the lock held means a busy VM,
+  // and the queued read's RunOnCaller waits for the pass if it is worth it.
+  if (!engine_mu_.TryLock()) return std::nullopt;
   std::optional<absl::Status> result;
   if (IdleAfterRelease() && !shut_down() && (blob.error() != nullptr || blob.allocated())) {
     if (const ErrorPtr& e = blob.error(); e != nullptr) {
