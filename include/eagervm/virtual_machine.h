@@ -85,6 +85,10 @@ struct EAGERVM_EXPORT VmOptions {
 };
 
 // A snapshot of the VM's counters (each read relaxed; not one atomic cut).
+// A host read (Wait, Item, ...) of a CPU tensor on an idle VM is answered on
+// the calling thread without an instruction; it still counts as the one
+// read instruction it stands for (received, dispatched, finished), so the
+// counts do not depend on timing.
 struct EAGERVM_EXPORT VmStats {
   uint64_t received = 0;    // instructions received
   uint64_t dispatched = 0;  // handed to a stream
