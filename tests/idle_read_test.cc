@@ -1,12 +1,14 @@
-// Host reads (Wait, Item, ToVector, CopyToHost) of CPU tensors on an idle VM
-// are answered on the calling thread with no instruction at all
-// (VmImpl::ReadIfIdle): the value, the error and the counts must be what the
-// queued read gives, and a read racing with other threads' writes must still
-// see the program's order.
+// Host reads (Wait, Item, ToVector, CopyToHost) of CPU tensors whose writes
+// have all been released are answered on the calling thread with no
+// instruction at all (VmImpl::ReadIfFinal), also while the VM is busy with
+// other work: the value, the error and the counts must be what the queued
+// read gives, a write still running must be waited for, and a read racing
+// with other threads' writes must still see the program's order.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -21,11 +23,35 @@ absl::StatusOr<std::vector<TensorMeta>> SameMeta(const std::vector<TensorMeta>& 
   return std::vector<TensorMeta>{in[0]};
 }
 
-void RegisterFail() {
+absl::StatusOr<std::vector<TensorMeta>> NoOutputs(const std::vector<TensorMeta>&, const Attrs&) {
+  return std::vector<TensorMeta>{};
+}
+
+std::atomic<bool> gate_open{false};
+
+// IdleReadFail(x) -> y: fails.  SlowSetSeven(x): sleeps 30 ms, then sets
+// every element of x to 7.  Gated(x): waits for gate_open, then adds 1.
+void RegisterTestOps() {
   static const bool registered = [] {
     EXPECT_TRUE(RegisterOp("IdleReadFail", SameMeta).ok());
     EXPECT_TRUE(RegisterKernel("IdleReadFail", DeviceType::kCPU, [](KernelContext&) {
                   return absl::DataLossError("idle boom");
+                }).ok());
+    OpOptions in_place;
+    in_place.mutated_inputs = {0};
+    EXPECT_TRUE(RegisterOp("SlowSetSeven", NoOutputs, in_place).ok());
+    EXPECT_TRUE(RegisterKernel("SlowSetSeven", DeviceType::kCPU, [](KernelContext& ctx) {
+                  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                  float* x = ctx.mutable_input<float>(0);
+                  for (int64_t i = 0; i < ctx.input_meta(0).shape.numel(); ++i) x[i] = 7.0f;
+                  return absl::OkStatus();
+                }).ok());
+    EXPECT_TRUE(RegisterOp("Gated", NoOutputs, in_place).ok());
+    EXPECT_TRUE(RegisterKernel("Gated", DeviceType::kCPU, [](KernelContext& ctx) {
+                  while (!gate_open.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  float* x = ctx.mutable_input<float>(0);
+                  for (int64_t i = 0; i < ctx.input_meta(0).shape.numel(); ++i) x[i] += 1.0f;
+                  return absl::OkStatus();
                 }).ok());
     return true;
   }();
@@ -59,7 +85,7 @@ TEST(IdleRead, SliceReadsItsOwnBytes) {
 // A failed write poisons its output: every later read reports the kernel's
 // error, never OK with stale bytes, and reading does not re-queue it for Sync.
 TEST(IdleRead, PoisonedTensorReportsTheKernelsError) {
-  RegisterFail();
+  RegisterTestOps();
   Tensor x = Full({2}, 1.0f, DType::kFloat32);
   absl::StatusOr<std::vector<Tensor>> r = ops::Call("IdleReadFail", {x});
   ASSERT_TRUE(r.ok()) << r.status();
@@ -81,6 +107,42 @@ TEST(IdleRead, NeverWrittenStorageSaysSo) {
   absl::Status s = e.Wait();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("never written"));
+}
+
+// A write still running is waited for: the read never returns the bytes
+// from before it (a read answered early would give 1s).
+TEST(IdleRead, WaitsForAWriteStillRunning) {
+  RegisterTestOps();
+  for (int round = 0; round < 3; ++round) {
+    Tensor x = Full({4}, 1.0f, DType::kFloat32);
+    ASSERT_TRUE(Sync().ok());
+    ASSERT_TRUE(ops::Call("SlowSetSeven", {x}).ok());
+    absl::StatusOr<std::vector<float>> v = x.ToVector<float>();
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(*v, (std::vector<float>{7, 7, 7, 7}));
+  }
+}
+
+// A storage whose writes are all released is read at once while another
+// stream is still busy, and the busy stream's result is right afterwards.
+TEST(IdleRead, ReadsAFinalTensorWhileAnotherStreamWorks) {
+  RegisterTestOps();
+  Tensor done = Full({2}, 3.0f, DType::kFloat32);
+  Tensor busy = Full({2}, 0.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  gate_open.store(false);
+  {
+    StreamScope scope(Stream(Device::Cpu(), 1));
+    ASSERT_TRUE(ops::Call("Gated", {busy}).ok());
+  }
+  // The gated kernel cannot finish until the read below returns.
+  absl::StatusOr<float> v = done.Slice(0, 1).Reshape({}).Item<float>();
+  gate_open.store(true);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(*v, 3.0f);
+  absl::StatusOr<std::vector<float>> b = busy.ToVector<float>();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(*b, (std::vector<float>{1, 1}));
 }
 
 // Counted as the read instruction it stands for, so stats do not depend on

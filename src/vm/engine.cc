@@ -57,6 +57,14 @@ void Engine::RunAlone(Instruction* instr) {
   InstructionPool::Recycle(instr);
 }
 
+// The last writer is enough: an earlier writer on the same stream is
+// released before it (in order per stream), one on another stream before it
+// is dispatched (the WAW edge waits for the release on the CPU).
+bool Engine::HasUnreleasedWriter(BlobObject& blob) const {
+  EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
+  return Alive(blob.dependence().last_writer);
+}
+
 // Releases, per active stream, the finished prefix of its running list. Only
 // the head is polled: release is in order per stream.
 bool Engine::ReleaseFinished() {

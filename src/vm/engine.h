@@ -55,6 +55,10 @@ class Engine {
   // dependences it would join name released instructions only, and a later
   // instruction finds it released too. Same thread rule as Schedule().
   void RunAlone(Instruction* instr);
+  // True if an instruction taken in that writes `blob` is not released yet.
+  // Instructions received but not taken in are not seen. Same thread rule
+  // as Schedule().
+  bool HasUnreleasedWriter(BlobObject& blob) const;
   // No instruction between intake and release.
   bool Empty() const { return lively_count_ == 0; }
   size_t lively_count() const { return lively_count_; }

@@ -20,20 +20,22 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   if (!s.ok()) return s;
   vm::VmImpl& vm = vm::ProcessVm();
   const size_t copied = dst != nullptr ? std::min(bytes, t.nbytes()) : 0;
-  // An idle VM: every write of the storage has run, so no instruction is
-  // needed at all (a capture records the read instead).
+  // Every write of the storage has run: no instruction is needed at all (a
+  // capture records the read instead).
+  bool busy = false;
   if (t.device().is_cpu() && vm::CurrentRecorder() == nullptr) {
     const internal::TensorImpl& impl = *t.impl();
-    if (std::optional<absl::Status> read =
-            vm.ReadIfIdle(*impl.blob(), static_cast<size_t>(impl.offset), dst, copied)) {
+    if (std::optional<absl::Status> read = vm.ReadIfFinal(
+            *impl.blob(), static_cast<size_t>(impl.offset), dst, copied, &busy)) {
       return *read;
     }
   }
   vm::HandoffHolder holder(vm.options().hang_timeout_ms > 0);
   vm::Handoff* h = holder.get();
-  // An idle VM: the read runs on this thread, with no wake-up either way.
-  vm::CallerRunsScope caller_runs(t.device().is_cpu() ? vm::CallerRuns::kShort
-                                                      : vm::CallerRuns::kNone);
+  // An idle VM (not found busy just now): the read runs on this thread, with
+  // no wake-up either way.
+  vm::CallerRunsScope caller_runs(t.device().is_cpu() && !busy ? vm::CallerRuns::kShort
+                                                               : vm::CallerRuns::kNone);
   // No bytes when nothing is copied out (Wait): a device tensor then needs no
   // staging copy, only its completion.
   s = vm::PhysicalRun([&](vm::Builder* b) {

@@ -98,34 +98,55 @@ bool VmImpl::IdleAfterRelease() {
   return engine_.Empty() && counters_.in_flight() == 0;
 }
 
-// The storage's writes have all been released, and a release is ordered
-// after its write's completion (the worker's completion, acquired by the
-// pass that released it, which held this lock): its bytes and error are
-// final, and no instruction can touch them while the lock is held.
-std::optional<absl::Status> VmImpl::ReadIfIdle(const BlobObject& blob, size_t offset, void* dst,
-                                               size_t bytes) {
+// No write of the storage is unreleased, and a release is ordered after its
+// write's completion (the worker's completion, acquired by the pass that
+// released it, which held this lock): its bytes and error are final, and no
+// instruction can write them while the lock is held. Every received
+// instruction must be taken in first (pending_depth 0): a write received but
+// not yet linked is not the storage's last writer yet. A write received
+// after that check was submitted concurrently with this read, which may
+// then come before it.
+std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset, void* dst,
+                                                size_t bytes, bool* busy) {
+  *busy = false;
   if (shut_down() || profiler::Enabled()) return std::nullopt;
-  // No waiting for a scheduler pass here: the lock held means a busy VM,
-  // and the queued read's RunOnCaller waits for the pass if it is worth it.
-  if (!engine_mu_.TryLock()) return std::nullopt;
+  // What this thread submitted just before (op, then Item) is taken in by
+  // a spinning scheduler within a fraction of a microsecond: worth a short
+  // wait, where queueing the read would cost two more hand-offs.
+  constexpr int64_t kWaitForIntakeNs = 2'000;
+  if (counters_.pending_depth() > 0) {
+    const int64_t deadline = base::NowNanos() + kWaitForIntakeNs;
+    while (counters_.pending_depth() > 0 && base::NowNanos() < deadline) base::CpuRelax();
+  }
+  if (!LockEngineForCaller()) {
+    *busy = true;
+    return std::nullopt;
+  }
   std::optional<absl::Status> result;
-  if (IdleAfterRelease() && !shut_down() && (blob.error() != nullptr || blob.allocated())) {
-    if (const ErrorPtr& e = blob.error(); e != nullptr) {
-      e->MarkReported();
-      result = e->status;
-    } else {
-      if (dst != nullptr && bytes > 0) {
-        std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
-      }
-      result = absl::OkStatus();
+  {
+    base::ScopedThreadRole role(base::ThreadRole::kScheduler);
+    while (!engine_.Empty() && ReleasePass()) {
     }
-    // The counts of the read instruction this stands for: received first,
-    // so in flight (received - finished) never dips below zero. The others
-    // have one writer, the engine's driver, which this thread is now.
-    VmCounters::Bump(counters_.received);
-    VmCounters::Add<uint64_t>(counters_.taken_in, 1);
-    VmCounters::Add<uint64_t>(counters_.dispatched, 1);
-    VmCounters::Add<uint64_t>(counters_.finished, 1);
+    const bool final = counters_.pending_depth() == 0 && !engine_.HasUnreleasedWriter(blob);
+    *busy = !final;
+    if (final && !shut_down() && (blob.error() != nullptr || blob.allocated())) {
+      if (const ErrorPtr& e = blob.error(); e != nullptr) {
+        e->MarkReported();
+        result = e->status;
+      } else {
+        if (dst != nullptr && bytes > 0) {
+          std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
+        }
+        result = absl::OkStatus();
+      }
+      // The counts of the read instruction this stands for: received first,
+      // so in flight (received - finished) never dips below zero. The others
+      // have one writer, the engine's driver, which this thread is now.
+      VmCounters::Bump(counters_.received);
+      VmCounters::Add<uint64_t>(counters_.taken_in, 1);
+      VmCounters::Add<uint64_t>(counters_.dispatched, 1);
+      VmCounters::Add<uint64_t>(counters_.finished, 1);
+    }
   }
   engine_mu_.Unlock();
   return result;

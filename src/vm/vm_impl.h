@@ -68,16 +68,19 @@ class VmImpl final : public VmContext {
 
   // User thread (vm::CheckMayBlock first), outside any capture: a host read
   // of `bytes` at `offset` of `blob` (a CPU storage) answered with no
-  // instruction when the VM is idle (nothing received is unreleased once
-  // what has finished is released): then every write of it has run, so the
-  // read is its error, or a copy to `dst` (when not null). Holds the engine
-  // lock while it copies. It counts in GetStats() as the instruction it
+  // instruction when no write of the storage is unreleased (the VM may be
+  // busy with other work) once what has finished is released and every
+  // received instruction is taken in: its bytes and error are then final, so
+  // the read is its error, or a copy to `dst` (when not null). Takes the
+  // engine lock (waiting out a scheduler pass, as RunOnCaller does) and
+  // holds it while it copies. It counts in GetStats() as the instruction it
   // stands for (received, dispatched, finished), so counts do not depend on
-  // timing. nullopt, nothing done, when the VM is busy, shut down, driven
-  // by another caller, or recording a trace (the read then appears in it),
-  // or the storage was never written (the queued read says why).
-  std::optional<absl::Status> ReadIfIdle(const BlobObject& blob, size_t offset, void* dst,
-                                         size_t bytes);
+  // timing. nullopt, nothing done, when a write is still due (*busy set),
+  // the lock could not be had (*busy set), the VM is shut down or recording
+  // a trace (the read then appears in it), or the storage was never written
+  // (the queued read says why).
+  std::optional<absl::Status> ReadIfFinal(BlobObject& blob, size_t offset, void* dst,
+                                          size_t bytes, bool* busy);
 
   // Blocking waits (user threads; vm::CheckMayBlock first).
   // Waits until every instruction received before it is released.
