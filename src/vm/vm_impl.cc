@@ -110,14 +110,6 @@ std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset,
                                                 size_t bytes, bool* busy) {
   *busy = false;
   if (shut_down() || profiler::Enabled()) return std::nullopt;
-  // What this thread submitted just before (op, then Item) is taken in by
-  // a spinning scheduler within a fraction of a microsecond: worth a short
-  // wait, where queueing the read would cost two more hand-offs.
-  constexpr int64_t kWaitForIntakeNs = 2'000;
-  if (counters_.pending_depth() > 0) {
-    const int64_t deadline = base::NowNanos() + kWaitForIntakeNs;
-    while (counters_.pending_depth() > 0 && base::NowNanos() < deadline) base::CpuRelax();
-  }
   if (!LockEngineForCaller()) {
     *busy = true;
     return std::nullopt;
@@ -125,9 +117,22 @@ std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset,
   std::optional<absl::Status> result;
   {
     base::ScopedThreadRole role(base::ThreadRole::kScheduler);
-    while (!engine_.Empty() && ReleasePass()) {
+    // A few instructions received but not taken in (an op, then its Item):
+    // this thread, which would wait for them anyway, runs the scheduler's
+    // passes itself (small kernels inline, as the scheduler would; others
+    // handed to their workers) rather than queue a read behind them. A
+    // deeper queue is left to the scheduler.
+    constexpr int64_t kDriveAtMost = 8;
+    constexpr int kMaxPasses = 4;
+    bool final = false;
+    for (int pass = 0;; ++pass) {
+      while (!engine_.Empty() && ReleasePass()) {
+      }
+      const int64_t pending = counters_.pending_depth();
+      final = pending == 0 && !engine_.HasUnreleasedWriter(blob);
+      if (final || pending == 0 || pending > kDriveAtMost || pass == kMaxPasses) break;
+      if (!SchedulePass()) break;
     }
-    const bool final = counters_.pending_depth() == 0 && !engine_.HasUnreleasedWriter(blob);
     *busy = !final;
     if (final && !shut_down() && (blob.error() != nullptr || blob.allocated())) {
       if (const ErrorPtr& e = blob.error(); e != nullptr) {
