@@ -69,7 +69,14 @@ class SyncWaiter {
         }
       }
     }
-    while (state_.load(std::memory_order_acquire) != kFinal) CpuRelax();
+    // Woken (or signalled mid-park): the signaller's last store is due. It
+    // may have been preempted by this very thread (a woken thread often
+    // lands on its waker's core), so after a short spin give it the CPU;
+    // spinning on would hold it off until the time slice ends (~ms).
+    for (int iter = 0; state_.load(std::memory_order_acquire) != kFinal; ++iter) {
+      CpuRelax();
+      if (iter >= 64) SpinYield();
+    }
     return true;
   }
 
