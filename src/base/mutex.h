@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "absl/base/thread_annotations.h"
+#include "base/spin.h"
 
 namespace eagervm::base {
 
@@ -26,6 +27,17 @@ class ABSL_LOCKABLE Mutex {
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
   bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) { return mu_.try_lock(); }
+  // Lock(), trying for up to `spin_ns` first without sleeping: for a lock
+  // usually held a few microseconds, where a sleep and a wake-up cost more.
+  void LockSpinning(int64_t spin_ns) ABSL_EXCLUSIVE_LOCK_FUNCTION() {
+    if (mu_.try_lock()) return;
+    const int64_t deadline = NowNanos() + spin_ns;
+    while (NowNanos() < deadline) {
+      for (int i = 0; i < 16; ++i) CpuRelax();
+      if (mu_.try_lock()) return;
+    }
+    mu_.lock();
+  }
   // Tells the analysis the caller holds the lock (no runtime check).
   void AssertHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK() {}
 
@@ -49,6 +61,20 @@ class ABSL_SCOPED_LOCKABLE MutexLock {
 // A condition variable used with a base::Mutex. There is no predicate
 // overload: a lambda is analysed as a function of its own, so write the loop
 // (`while (!cond) cv.Wait(&mu);`) and the analysis checks the condition's reads.
+// MutexLock with Mutex::LockSpinning.
+class ABSL_SCOPED_LOCKABLE SpinningMutexLock {
+ public:
+  SpinningMutexLock(Mutex* mu, int64_t spin_ns) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
+    mu_->LockSpinning(spin_ns);
+  }
+  ~SpinningMutexLock() ABSL_UNLOCK_FUNCTION() { mu_->Unlock(); }
+  SpinningMutexLock(const SpinningMutexLock&) = delete;
+  SpinningMutexLock& operator=(const SpinningMutexLock&) = delete;
+
+ private:
+  Mutex* const mu_;
+};
+
 class CondVar {
  public:
   // The caller holds `mu`; it is released while waiting and held again on

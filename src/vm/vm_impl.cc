@@ -199,7 +199,9 @@ void VmImpl::SchedulerLoop() {
     bool parked = false;
     const bool open = scheduler_notifier_.Wait(sync_spin_ns(), &parked);
     if (parked) VmCounters::Bump(counters_.scheduler_wakeups);
-    base::MutexLock lock(&engine_mu_);
+    // A user thread may hold the lock for a read or a short drive of its
+    // own (ReadIfFinal, RunOnCaller): waited out spinning, not asleep.
+    base::SpinningMutexLock lock(&engine_mu_, sync_spin_ns());
     while (SchedulePass()) {
     }
     if (dump_requested_.load(std::memory_order_relaxed)) [[unlikely]]
