@@ -13,7 +13,6 @@
 // Goals (issue 16): >= 0.9x raw MPI's bandwidth at 64 MiB (time <= 1.11x),
 // <= 1.5x its latency at 4 bytes.
 #include <mpi.h>
-
 #include <sys/resource.h>
 
 #include <cstdio>

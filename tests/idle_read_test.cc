@@ -48,7 +48,8 @@ void RegisterTestOps() {
                 }).ok());
     EXPECT_TRUE(RegisterOp("Gated", NoOutputs, in_place).ok());
     EXPECT_TRUE(RegisterKernel("Gated", DeviceType::kCPU, [](KernelContext& ctx) {
-                  while (!gate_open.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  while (!gate_open.load())
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
                   float* x = ctx.mutable_input<float>(0);
                   for (int64_t i = 0; i < ctx.input_meta(0).shape.numel(); ++i) x[i] += 1.0f;
                   return absl::OkStatus();

@@ -85,9 +85,7 @@ absl::Status Submit(const internal::OpDef& def, Device device, DType dtype, cons
   const Tensor* outputs[1] = {output};
   const Scalar scalars[1] = {arg};
   const Stream comm(device, vm::kCommStreamIndex);
-  EAGERVM_ASSIGN_OR_RETURN(
-      vm::KernelCall call,
-      internal::KernelCallFor(def, comm, dtype));
+  EAGERVM_ASSIGN_OR_RETURN(vm::KernelCall call, internal::KernelCallFor(def, comm, dtype));
   const vm::KernelCallArgs args{absl::MakeConstSpan(in, num_inputs),
                                 absl::MakeConstSpan(outputs, output != nullptr ? 1 : 0),
                                 absl::MakeConstSpan(scalars), nullptr};
@@ -121,7 +119,8 @@ Tensor AllReduce(const Tensor& x, ReduceOp op) {
 absl::Status AllReduceInplace(const Tensor& x, ReduceOp op) {
   EAGERVM_ASSIGN_OR_RETURN(dist::Communicator * c, CheckCollective(x, dist::kAllReduceInplace));
   EAGERVM_RETURN_IF_ERROR(CheckReduce(c, x, op, dist::kAllReduceInplace));
-  return Submit(Def<dist::kAllReduceInplace>(), x.device(), x.dtype(), &x, nullptr, static_cast<int>(op));
+  return Submit(Def<dist::kAllReduceInplace>(), x.device(), x.dtype(), &x, nullptr,
+                static_cast<int>(op));
 }
 
 Tensor Broadcast(const Tensor& x, int root) {

@@ -25,8 +25,8 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   bool busy = false;
   if (t.device().is_cpu() && vm::CurrentRecorder() == nullptr) {
     const internal::TensorImpl& impl = *t.impl();
-    if (std::optional<absl::Status> read = vm.ReadIfFinal(
-            *impl.blob(), static_cast<size_t>(impl.offset), dst, copied, &busy)) {
+    if (std::optional<absl::Status> read =
+            vm.ReadIfFinal(*impl.blob(), static_cast<size_t>(impl.offset), dst, copied, &busy)) {
       return *read;
     }
   }

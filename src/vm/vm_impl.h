@@ -79,8 +79,8 @@ class VmImpl final : public VmContext {
   // the lock could not be had (*busy set), the VM is shut down or recording
   // a trace (the read then appears in it), or the storage was never written
   // (the queued read says why).
-  std::optional<absl::Status> ReadIfFinal(BlobObject& blob, size_t offset, void* dst,
-                                          size_t bytes, bool* busy);
+  std::optional<absl::Status> ReadIfFinal(BlobObject& blob, size_t offset, void* dst, size_t bytes,
+                                          bool* busy);
 
   // Blocking waits (user threads; vm::CheckMayBlock first).
   // Waits until every instruction received before it is released.
