@@ -58,9 +58,6 @@ class ABSL_SCOPED_LOCKABLE MutexLock {
   Mutex* const mu_;
 };
 
-// A condition variable used with a base::Mutex. There is no predicate
-// overload: a lambda is analysed as a function of its own, so write the loop
-// (`while (!cond) cv.Wait(&mu);`) and the analysis checks the condition's reads.
 // MutexLock with Mutex::LockSpinning.
 class ABSL_SCOPED_LOCKABLE SpinningMutexLock {
  public:
@@ -75,6 +72,9 @@ class ABSL_SCOPED_LOCKABLE SpinningMutexLock {
   Mutex* const mu_;
 };
 
+// A condition variable used with a base::Mutex. There is no predicate
+// overload: a lambda is analysed as a function of its own, so write the loop
+// (`while (!cond) cv.Wait(&mu);`) and the analysis checks the condition's reads.
 class CondVar {
  public:
   // The caller holds `mu`; it is released while waiting and held again on

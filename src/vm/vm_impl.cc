@@ -85,14 +85,18 @@ std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpress
   return result;
 }
 
-bool VmImpl::IdleAfterRelease() {
+void VmImpl::ReleaseAllFinished() {
   base::ScopedThreadRole role(base::ThreadRole::kScheduler);
+  while (!engine_.Empty() && ReleasePass()) {
+  }
+}
+
+bool VmImpl::IdleAfterRelease() {
   // Release what finished since the last pass: a Wait returns as soon as
   // its read has run, before the scheduler has released it, so without
   // this the VM would look busy at the next call of a loop of
   // collective + Wait, and every later call would take the queued path.
-  while (!engine_.Empty() && ReleasePass()) {
-  }
+  ReleaseAllFinished();
   // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
   // nothing lively.
   return engine_.Empty() && counters_.in_flight() == 0;
@@ -126,8 +130,7 @@ std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset,
     constexpr int kMaxPasses = 4;
     bool final = false;
     for (int pass = 0;; ++pass) {
-      while (!engine_.Empty() && ReleasePass()) {
-      }
+      ReleaseAllFinished();
       const int64_t pending = counters_.pending_depth();
       final = pending == 0 && !engine_.HasUnreleasedWriter(blob);
       if (final || pending == 0 || pending > kDriveAtMost || pass == kMaxPasses) break;

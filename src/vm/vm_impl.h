@@ -126,8 +126,10 @@ class VmImpl final : public VmContext {
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
-  // With the engine lock: releases what has finished, then true if nothing
-  // received is unreleased.
+  // With the engine lock: releases what has finished (ReleasePass until
+  // nothing moves), then, for IdleAfterRelease, true if nothing received is
+  // unreleased.
+  void ReleaseAllFinished() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
   bool IdleAfterRelease() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
   // RunOnCaller: takes engine_mu_, waiting up to ~50 us for a scheduler
   // pass to end, never for another caller (caller_drives_). True if taken.
