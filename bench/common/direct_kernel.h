@@ -24,11 +24,14 @@ class DirectKernel {
     const internal::OpDef& def = internal::OpRegistry::Get().MustFind(op);
     kernel_ = def.FindKernel(DeviceType::kCPU, DType::kFloat32);
     if (kernel_ == nullptr) std::abort();
-    const TensorMeta meta{shape, DType::kFloat32, Device::Cpu()};
-    for (void* p : inputs) args_.inputs.push_back(internal::Operand{nullptr, meta, 0, p});
-    for (void* p : outputs) args_.outputs.push_back(internal::Operand{nullptr, meta, 0, p});
+    meta_ = TensorMeta{shape, DType::kFloat32, Device::Cpu()};
+    for (void* p : inputs) args_.inputs.push_back(internal::Operand{nullptr, &meta_, 0, p});
+    for (void* p : outputs) args_.outputs.push_back(internal::Operand{nullptr, &meta_, 0, p});
     args_.mutated_mask = def.mutated_mask;
   }
+
+  DirectKernel(const DirectKernel&) = delete;  // the operands point at meta_
+  DirectKernel& operator=(const DirectKernel&) = delete;
 
   // One kernel call; false if the kernel failed.
   bool Call() {
@@ -38,6 +41,7 @@ class DirectKernel {
 
  private:
   const KernelFn* kernel_;
+  TensorMeta meta_;  // every operand's
   internal::KernelArgs args_;
 };
 

@@ -47,14 +47,18 @@ struct KernelContextAccess;
 // without a call (issue 15). Read it through KernelContext.
 struct Operand {
   Operand() = default;
-  Operand(vm::BlobObject* b, const TensorMeta& m, int64_t off, void* d)
+  Operand(vm::BlobObject* b, const TensorMeta* m, int64_t off, void* d)
       : blob(b), meta(m), offset(off), data(d) {}
 
   // Not owned: the storage outlives every instruction that names it (its
   // release is ordered after them; docs/architecture.md, "Who keeps a
   // storage alive").
   vm::BlobObject* blob = nullptr;
-  TensorMeta meta;
+  // Not owned either, and never null in a kernel call: the storage's own
+  // meta for a tensor that is its storage's whole extent, else a copy kept
+  // by the instruction (or the graph plan) for as long as it runs. A
+  // pointer, not a copy: an op call copies 8 bytes per operand, not 88.
+  const TensorMeta* meta = nullptr;
   int64_t offset = 0;    // bytes from the start of the storage (views)
   void* data = nullptr;  // resolved just before the kernel runs
 };
@@ -67,23 +71,23 @@ class EAGERVM_EXPORT KernelContext {
   int num_inputs() const { return num_inputs_; }
   int num_outputs() const { return num_outputs_; }
   // 0 <= i < num_inputs() (num_outputs()).
-  const TensorMeta& input_meta(int i) const { return inputs_[i].meta; }
-  const TensorMeta& output_meta(int i) const { return outputs_[i].meta; }
+  const TensorMeta& input_meta(int i) const { return *inputs_[i].meta; }
+  const TensorMeta& output_meta(int i) const { return *outputs_[i].meta; }
   // Contiguous data; nullptr if T does not match the dtype or i is out of range.
   template <typename T>
   const T* input(int i) const {
-    return InRange(i, num_inputs_) ? Typed<const T>(inputs_[i].data, inputs_[i].meta) : nullptr;
+    return InRange(i, num_inputs_) ? Typed<const T>(inputs_[i].data, *inputs_[i].meta) : nullptr;
   }
   // Allocated by the runtime before the call.
   template <typename T>
   T* output(int i) {
-    return InRange(i, num_outputs_) ? Typed<T>(outputs_[i].data, outputs_[i].meta) : nullptr;
+    return InRange(i, num_outputs_) ? Typed<T>(outputs_[i].data, *outputs_[i].meta) : nullptr;
   }
   // Only for inputs declared in OpOptions::mutated_inputs (else nullptr).
   template <typename T>
   T* mutable_input(int i) {
     void* p = raw_mutable_input(i);
-    return p != nullptr ? Typed<T>(p, inputs_[i].meta) : nullptr;
+    return p != nullptr ? Typed<T>(p, *inputs_[i].meta) : nullptr;
   }
   // nullptr when i is out of range (or, for raw_mutable_input, the input is
   // not declared mutated).

@@ -297,7 +297,7 @@ class PlanBuilder {
     }
   }
   static size_t Bytes(const internal::Operand& o) {
-    return static_cast<size_t>(o.meta.shape.numel()) * SizeOf(o.meta.dtype);
+    return static_cast<size_t>(o.meta->shape.numel()) * SizeOf(o.meta->dtype);
   }
 
   void MakeNode(const Node& node, int n, vm::VmStream* stream, PlanNode* out) {
@@ -312,10 +312,17 @@ class PlanBuilder {
     args.attrs = node.attrs;
     args.stream = stream;
     for (int i = 0; i < node.num_scalars; ++i) args.scalars[i] = node.scalars[i];
-    for (const Value& v : node.inputs)
-      args.inputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
-    for (const Value& v : node.outputs)
-      args.outputs.push_back(internal::Operand{nullptr, v.meta, v.offset, nullptr});
+    // The plan node keeps the metas (it never moves once made: the arena
+    // and bound patches point into it as well).
+    const auto operands = static_cast<uint32_t>(node.inputs.size() + node.outputs.size());
+    for (const Value& v : node.inputs) {
+      args.inputs.push_back(internal::Operand{
+          nullptr, internal::StableMeta(&args, v.meta, operands), v.offset, nullptr});
+    }
+    for (const Value& v : node.outputs) {
+      args.outputs.push_back(internal::Operand{
+          nullptr, internal::StableMeta(&args, v.meta, operands), v.offset, nullptr});
+    }
     out->arena = ArenaFor(stream);
     args.temp_region = nullptr;  // set below, once the arena vector is final
     auto place = [&](const Value& v, internal::Operand* op) {

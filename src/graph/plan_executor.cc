@@ -98,7 +98,7 @@ absl::Status Plan::Execute(PlanNode& n) {
     } else {
       const internal::Operand& out = n.args.outputs[0];
       n.host_write(nullptr, out.data,
-                   static_cast<size_t>(out.meta.shape.numel()) * SizeOf(out.meta.dtype));
+                   static_cast<size_t>(out.meta->shape.numel()) * SizeOf(out.meta->dtype));
     }
   } catch (const std::exception& ex) {
     status = absl::InternalError(base::Cat("kernel threw: ", ex.what()));
@@ -130,7 +130,7 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
     if (pl.kind == Placement::kBound && !bound[pl.index]->allocated()) {
       Fail(n, stream,
            absl::FailedPreconditionError(
-               base::Cat("input ", i, " ", n.args.inputs[i].meta.shape.ToString(),
+               base::Cat("input ", i, " ", n.args.inputs[i].meta->shape.ToString(),
                          " was never written (or its storage was released)")),
            bound);
       return false;

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "eagervm/device.h"
+#include "eagervm/tensor.h"
 #include "memory/allocator.h"
 #include "vm/dependence.h"
 #include "vm/error_record.h"
@@ -27,6 +28,13 @@ class VmStream;
 class alignas(64) BlobObject {
  public:
   BlobObject(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {}
+  // The storage of a fresh tensor of `meta` (contiguous, offset 0): kernels
+  // read that tensor's meta here (meta(), Operand::meta), with no copy per op.
+  explicit BlobObject(const TensorMeta& meta)
+      : nbytes_(static_cast<size_t>(meta.shape.numel()) * SizeOf(meta.dtype)),
+        device_(meta.device),
+        meta_(meta),
+        has_meta_(true) {}
   // Wraps memory the user owns; `deleter(data)` runs when the storage is released.
   BlobObject(void* data, size_t nbytes, Device device, std::function<void(void*)> deleter)
       : nbytes_(nbytes), device_(device), data_(data), deleter_(std::move(deleter)) {}
@@ -42,6 +50,8 @@ class alignas(64) BlobObject {
   // ForkGeneration() at creation: another value means the storage belongs to
   // the parent of a fork() (its VM has no threads here): never touched again.
   uint32_t fork_generation() const { return fork_generation_; }
+  // The meta it was made for, or null (made from a size). Immutable.
+  const TensorMeta* meta() const { return has_meta_ ? &meta_ : nullptr; }
 
   // --- VM threads, ordered by the blob's dependences ---
   void* data() const { return data_; }
@@ -88,6 +98,8 @@ class alignas(64) BlobObject {
   const size_t nbytes_;
   const Device device_;
   const uint32_t fork_generation_ = ForkGeneration();
+  const TensorMeta meta_;
+  const bool has_meta_ = false;
   void* data_ = nullptr;
   memory::Allocator* allocator_ = nullptr;
   std::function<void(void*)> deleter_;

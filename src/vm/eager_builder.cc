@@ -89,7 +89,16 @@ Instruction* NewKernelCall(const KernelCall& call, const KernelCallArgs& a, Stre
   for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
   // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
   // while the operands are at hand: the storages and the inline bytes.
+  const uint32_t operands = static_cast<uint32_t>(a.inputs.size() + a.outputs.size());
   size_t bytes = 0;
+  auto meta_of = [&](const internal::TensorImpl& t) {
+    if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
+      bytes += t.blob()->nbytes();
+      return whole;
+    }
+    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
+    return internal::StableMeta(&args, t.meta, operands);
+  };
   for (size_t i = 0; i < a.inputs.size(); ++i) {
     const internal::TensorImpl& t = *a.inputs[i]->impl();
     BlobObject* blob = t.blob();
@@ -99,17 +108,15 @@ Instruction* NewKernelCall(const KernelCall& call, const KernelCallArgs& a, Stre
     } else if (blob->producer() == nullptr) [[unlikely]] {
       args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
     }
-    args.inputs.emplace_back(blob, t.meta, t.offset, nullptr);  // built in place: one meta copy
+    args.inputs.emplace_back(blob, meta_of(t), t.offset, nullptr);
     instr->accesses.push_back({blob, write});
-    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
   }
   for (const Tensor* out : a.outputs) {
     const internal::TensorImpl& t = *out->impl();
     BlobObject* blob = t.blob();
     blob->NoteWrite(vs);
-    args.outputs.emplace_back(blob, t.meta, t.offset, nullptr);
+    args.outputs.emplace_back(blob, meta_of(t), t.offset, nullptr);
     instr->accesses.push_back({blob, true});
-    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
   }
   instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
   instr->prepared = true;

@@ -41,6 +41,11 @@ struct KernelArgs {
   // read it inline.
   base::SmallVector<Operand, 3> inputs;
   base::SmallVector<Operand, 2> outputs;
+  // The metas of operands that are not their storage's whole extent (views,
+  // graph values), which Operand::meta points at: StableMeta() reserves room
+  // for every operand before the first copy, so a pointer, once taken, never
+  // moves while the arguments live.
+  base::SmallVector<TensorMeta, 2> metas;
   Scalar scalars[kMaxScalars];
   std::shared_ptr<const Attrs> attrs;  // null when there are none
   uint64_t mutated_mask = 0;
@@ -55,6 +60,14 @@ struct KernelArgs {
   // kernel reports: "never written"): nothing else keeps them alive.
   std::vector<std::shared_ptr<vm::BlobObject>> keep_alive;
 };
+
+// A meta for an operand of `args` (which has `operands` in all) that lives as
+// long as `args`: a copy in args->metas.
+inline const TensorMeta* StableMeta(KernelArgs* args, const TensorMeta& meta, uint32_t operands) {
+  if (args->metas.empty()) args->metas.reserve(operands);
+  args->metas.push_back(meta);
+  return &args->metas.back();
+}
 
 // The instruction behind a KernelContext, for the runtime and its backends
 // (a backend's accessor, e.g. the CUDA cuBLAS handle, finds its stream here).

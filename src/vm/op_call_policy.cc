@@ -20,7 +20,7 @@ size_t OpCallPolicy::InlineBytes() const {
   if (!may_run_inline_) return kNotInline;
   size_t bytes = 0;
   auto nbytes = [](const internal::Operand& o) {
-    return static_cast<size_t>(o.meta.shape.numel()) * SizeOf(o.meta.dtype);
+    return static_cast<size_t>(o.meta->shape.numel()) * SizeOf(o.meta->dtype);
   };
   for (const internal::Operand& o : args_.inputs) bytes += nbytes(o);
   for (const internal::Operand& o : args_.outputs) bytes += nbytes(o);
@@ -51,7 +51,7 @@ void OpCallPolicy::Compute(VmStream* stream) {
     }
     if (!in.blob->allocated()) {
       Fail(stream, absl::FailedPreconditionError(
-                       base::Cat("input ", i, " ", in.meta.shape.ToString(),
+                       base::Cat("input ", i, " ", in.meta->shape.ToString(),
                                  " was never written (or its storage was released)")));
       return;
     }

@@ -40,8 +40,8 @@ StorageHandle::~StorageHandle() {
 Tensor NewTensor(const TensorMeta& meta) {
   auto impl = std::make_shared<TensorImpl>();
   impl->meta = meta;
-  const size_t bytes = static_cast<size_t>(meta.shape.numel()) * SizeOf(meta.dtype);
-  auto blob = std::make_shared<vm::BlobObject>(bytes, meta.device);
+  auto blob = std::make_shared<vm::BlobObject>(meta);
+  impl->whole_storage_meta.Set(blob->meta());
   if (vm::Builder* r = vm::CurrentRecorder(); r != nullptr) [[unlikely]]
     r->NoteNewStorage(blob);
   impl->storage = std::make_shared<StorageHandle>(std::move(blob));

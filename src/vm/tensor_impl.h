@@ -27,9 +27,30 @@ class StorageHandle {
   std::shared_ptr<vm::BlobObject> blob_;
 };
 
+// The storage's own meta (BlobObject::meta()) when a tensor covers its whole
+// storage with that meta, else null. Not copied with its TensorImpl: a copy
+// is a view about to change its meta or offset (Tensor::Reshape, Slice).
+class WholeStorageMeta {
+ public:
+  WholeStorageMeta() = default;
+  WholeStorageMeta(const WholeStorageMeta&) {}
+  WholeStorageMeta& operator=(const WholeStorageMeta&) {
+    meta_ = nullptr;
+    return *this;
+  }
+  void Set(const TensorMeta* m) { meta_ = m; }
+  const TensorMeta* get() const { return meta_; }
+
+ private:
+  const TensorMeta* meta_ = nullptr;
+};
+
 struct TensorImpl {
   absl::Status status;  // the rejection of an error tensor; OK otherwise
   TensorMeta meta;
+  // &storage's meta when it equals `meta` and offset is 0: an op's operand
+  // then points at it instead of copying `meta` (Operand::meta).
+  WholeStorageMeta whole_storage_meta;
   std::shared_ptr<StorageHandle> storage;
   int64_t offset = 0;  // bytes from the start of the storage
   // vm::ForkGeneration() at creation: made before a fork(), the tensor is an
