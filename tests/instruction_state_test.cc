@@ -234,17 +234,39 @@ TEST_F(EngineStates, OneInstructionFromBuildingToFree) {
   EXPECT_EQ(counters_.finished.load(), 1u);
 }
 
-// Ready is visible from inside a compute: two independent instructions taken
-// in together are both ready before the first is dispatched.
-TEST_F(EngineStates, IndependentInstructionsAreReadyTogetherAndDispatchInOrder) {
+// With nothing ready before it, an instruction taken in with no
+// predecessor is dispatched at once (before the next one is taken in), and
+// one that finishes in its Run with nothing before it on its stream is
+// released right there, not by a later pass.
+TEST_F(EngineStates, IndependentInstructionsDispatchAsTakenInAndReleaseWhenRunFinishesThem) {
   VmStream* s = AddStream(/*auto_done=*/true);
   Submit({Build(1, s, {{Blob(), true}}), Build(2, s, {{Blob(), true}})});
   EXPECT_EQ(log_.computed, (std::vector<int>{1, 2}));
-  EXPECT_EQ(log_.snapshots[1], "1:running 2:ready");
-  EXPECT_EQ(log_.snapshots[2], "1:running 2:running");
-  EXPECT_TRUE(Pass());
+  EXPECT_EQ(log_.snapshots[1], "1:running 2:pending");
+  EXPECT_EQ(log_.snapshots[2], "1:free 2:running");
   EXPECT_EQ(Snapshot(), "1:free 2:free");
   EXPECT_EQ(log_.destroyed, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(engine_.Empty());
+  EXPECT_EQ(counters_.finished.load(), 2u);
+  EXPECT_FALSE(Pass());
+}
+
+// Ready is visible from inside a compute: two instructions that a third's
+// release unblocks are both ready before the first of them is dispatched,
+// and they dispatch in order.
+TEST_F(EngineStates, InstructionsUnblockedTogetherAreReadyTogetherAndDispatchInOrder) {
+  VmStream* s0 = AddStream();
+  VmStream* s1 = AddStream(/*auto_done=*/true);
+  BlobObject* x = Blob();
+  Submit({Build(1, s0, {{x, true}}), Build(2, s1, {{x, false}, {Blob(), true}}),
+          Build(3, s1, {{x, false}, {Blob(), true}})});
+  EXPECT_EQ(Snapshot(), "1:running 2:waiting 3:waiting");
+  Finish(1);
+  EXPECT_TRUE(Pass());
+  ASSERT_EQ(log_.computed, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(log_.snapshots[2], "1:free 2:running 3:ready");
+  EXPECT_EQ(log_.snapshots[3], "1:free 2:free 3:running");
+  EXPECT_TRUE(engine_.Empty());
 }
 
 // An edge between two streams that do not order each other holds the
@@ -303,20 +325,27 @@ TEST_F(EngineStates, WaitingUntilTheLastPredecessorIsReleased) {
 // the successor becomes ready right behind it in the same pass, long before
 // the source is done. Release is still in stream order.
 TEST_F(EngineStates, SameStreamEdgeIsSatisfiedAtDispatch) {
+  VmStream* s0 = AddStream();
   VmStream* s = AddStream();
   BlobObject* x = Blob();
-  Submit({Build(1, s, {{x, true}}), Build(2, s, {{x, false}})});
-  ASSERT_EQ(log_.computed, (std::vector<int>{1, 2}));
-  EXPECT_EQ(log_.snapshots[1], "1:running 2:ready");  // ready at 1's dispatch, before it runs
-  EXPECT_EQ(log_.snapshots[2], "1:running 2:running");
+  BlobObject* y = Blob();
+  // 1 waits for 0 (another stream), so 2 is linked to 1 before 1 dispatches.
+  Submit({Build(0, s0, {{y, true}}), Build(1, s, {{y, false}, {x, true}}),
+          Build(2, s, {{x, false}})});
+  EXPECT_EQ(Snapshot(), "0:running 1:waiting 2:waiting");
+  Finish(0);
+  EXPECT_TRUE(Pass());
+  ASSERT_EQ(log_.computed, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(log_.snapshots[1], "0:free 1:running 2:ready");  // ready at 1's dispatch, before it runs
+  EXPECT_EQ(log_.snapshots[2], "0:free 1:running 2:running");
 
   Finish(2);  // finished out of order: still released after 1
   EXPECT_FALSE(Pass());
-  EXPECT_EQ(Snapshot(), "1:running 2:running");
+  EXPECT_EQ(Snapshot(), "0:free 1:running 2:running");
   Finish(1);
   EXPECT_TRUE(Pass());
-  EXPECT_EQ(Snapshot(), "1:free 2:free");
-  EXPECT_EQ(log_.destroyed, (std::vector<int>{1, 2}));
+  EXPECT_EQ(Snapshot(), "0:free 1:free 2:free");
+  EXPECT_EQ(log_.destroyed, (std::vector<int>{0, 1, 2}));
 }
 
 // A same-stream source that is already running adds no edge at all: the
@@ -329,7 +358,8 @@ TEST_F(EngineStates, SameStreamSourceAlreadyRunningAddsNoEdge) {
   EXPECT_EQ(Snapshot(), "1:running");
   Submit({Build(2, s, {{x, false}}), Build(3, s, {{x, true}})});  // read, then write
   ASSERT_EQ(log_.computed, (std::vector<int>{1, 2, 3}));
-  EXPECT_EQ(log_.snapshots[2], "1:running 2:running 3:ready");
+  EXPECT_EQ(log_.snapshots[2], "1:running 2:running 3:pending");
+  EXPECT_EQ(log_.snapshots[3], "1:running 2:running 3:running");
   Finish(1);
   Finish(2);
   Finish(3);
@@ -342,13 +372,20 @@ TEST_F(EngineStates, SameStreamSourceAlreadyRunningAddsNoEdge) {
 // source's dispatch too, and the source travels in the successor's
 // device_waits.
 TEST_F(EngineStates, OnDeviceCrossStreamEdgeIsSatisfiedAtDispatch) {
+  VmStream* s = AddStream();
   VmStream* s0 = AddStream(false, /*orders_on_device=*/true);
   VmStream* s1 = AddStream(false, /*orders_on_device=*/true);
   BlobObject* x = Blob();
-  Submit({Build(1, s0, {{x, true}}), Build(2, s1, {{x, false}})});
-  ASSERT_EQ(log_.computed, (std::vector<int>{1, 2}));
-  EXPECT_EQ(log_.snapshots[1], "1:running 2:ready");
-  EXPECT_EQ(log_.snapshots[2], "1:running 2:running");
+  BlobObject* y = Blob();
+  // 1 waits for 0 (a stream that orders nothing), so 2 is linked to 1 first.
+  Submit({Build(0, s, {{y, true}}), Build(1, s0, {{y, false}, {x, true}}),
+          Build(2, s1, {{x, false}})});
+  EXPECT_EQ(Snapshot(), "0:running 1:waiting 2:waiting");
+  Finish(0);
+  EXPECT_TRUE(Pass());
+  ASSERT_EQ(log_.computed, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(log_.snapshots[1], "0:free 1:running 2:ready");
+  EXPECT_EQ(log_.snapshots[2], "0:free 1:running 2:running");
   EXPECT_EQ(Policy(s1)->device_waits[2], (std::vector<int>{1}));
   Finish(1);
   Finish(2);

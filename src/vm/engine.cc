@@ -28,7 +28,11 @@ bool Engine::Schedule(InstructionList* incoming) {
     Intake(incoming);
     progress = true;
   }
-  if (!ready_.empty()) progress |= DispatchReady();
+  if (!ready_.empty()) {
+    progress |= DispatchReady();
+  } else if (!handoff_streams_.empty()) {
+    FlushHandoffs();  // what Intake dispatched itself
+  }
   counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
   return progress;
 }
@@ -128,7 +132,14 @@ void Engine::Intake(InstructionList* list) {
     }
     Link(instr);
     if (instr->in_degree == 0) {
-      MakeReady(instr);
+      // With nothing ready before it, dispatching it now is what the ready
+      // list would do next (it is FIFO), minus the list.
+      if (ready_.empty()) {
+        instr->set_state(InstrState::kReady);
+        Dispatch(instr);
+      } else {
+        MakeReady(instr);
+      }
     } else {
       instr->set_state(InstrState::kWaiting);
     }
@@ -141,7 +152,13 @@ void Engine::Link(Instruction* instr) {
   for (const Access& a : instr->accesses) {
     if (a.write) continue;
     Dependence& dep = a.blob->dependence();
-    AddEdge(dep.last_writer, instr);
+    if (Alive(dep.last_writer)) AddEdge(dep.last_writer, instr);
+    // A released reader needs no edge: the latest one's slot is reused (a
+    // tensor read by every op of a chain keeps one entry, not a growing list).
+    if (!dep.readers.empty() && !Alive(dep.readers.back())) {
+      dep.readers.back() = instr->ref();
+      continue;
+    }
     if (dep.readers.size() >= dep.compact_readers_at) {
       const InstrRef* live_end = std::remove_if(dep.readers.begin(), dep.readers.end(),
                                                 [](const InstrRef& r) { return !Alive(r); });
@@ -153,8 +170,10 @@ void Engine::Link(Instruction* instr) {
   for (const Access& a : instr->accesses) {
     if (!a.write) continue;
     Dependence& dep = a.blob->dependence();
-    AddEdge(dep.last_writer, instr);
-    for (const InstrRef& r : dep.readers) AddEdge(r, instr);
+    if (Alive(dep.last_writer)) AddEdge(dep.last_writer, instr);
+    for (const InstrRef& r : dep.readers) {
+      if (Alive(r)) AddEdge(r, instr);
+    }
     dep.readers.clear();
     dep.last_writer = instr->ref();
   }
@@ -166,7 +185,7 @@ void Engine::Link(Instruction* instr) {
 // the device for each of its device_waits); any other edge waits for the
 // source's release.
 void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
-  if (!Alive(src_ref)) return;
+  EAGERVM_DCHECK(Alive(src_ref), "Engine::AddEdge from a released instruction");
   Instruction* src = src_ref.instr;
   if (src == dst) return;
   const bool same_stream = src->stream() == dst->stream();
@@ -229,12 +248,6 @@ void Engine::Dispatch(Instruction* instr) {
   instr->set_state(InstrState::kRunning);
   if (stamp_dispatch_) [[unlikely]]
     instr->dispatched_ns = base::NowNanos();
-  s->running.PushBack(instr);
-  VmCounters::Add<int64_t>(counters_->running_depth, 1);
-  if (!s->active) {
-    s->active = true;
-    active_streams_.push_back(s);
-  }
   VmCounters::Add<uint64_t>(counters_->dispatched, 1);
   // Successors on the same stream may be dispatched right behind it.
   for (Instruction* succ : instr->on_dispatch) {
@@ -250,10 +263,25 @@ void Engine::Dispatch(Instruction* instr) {
     ComputeSlice trace(instr);
     if (stamp_dispatch_) [[unlikely]]
       inline_op_.store(instr->policy()->name(), std::memory_order_relaxed);
+    const bool was_idle = s->running.empty();
     s->policy()->Run(s, instr);
     if (stamp_dispatch_) [[unlikely]]
       inline_op_.store(nullptr, std::memory_order_relaxed);
-  } else {
+    // Finished here with nothing before it on its stream unreleased (release
+    // is in order per stream): released now, not in a later pass through the
+    // stream's running list.
+    if (was_idle && s->policy()->QueryDone(instr)) {
+      Release(instr);
+      return;
+    }
+  }
+  s->running.PushBack(instr);
+  VmCounters::Add<int64_t>(counters_->running_depth, 1);
+  if (!s->active) {
+    s->active = true;
+    active_streams_.push_back(s);
+  }
+  if (!inline_run) {
     if (s->handoff.empty()) handoff_streams_.push_back(s);
     s->handoff.push_back(instr);
   }
