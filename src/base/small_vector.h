@@ -45,7 +45,9 @@ class SmallVector {
     }
     return *this;
   }
-  ~SmallVector() { FreeHeap(); }
+  ~SmallVector() {
+    if (on_heap()) std::free(data_);
+  }
 
   uint32_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

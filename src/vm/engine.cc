@@ -270,7 +270,7 @@ void Engine::Dispatch(Instruction* instr) {
     // Finished here with nothing before it on its stream unreleased (release
     // is in order per stream): released now, not in a later pass through the
     // stream's running list.
-    if (was_idle && s->policy()->QueryDone(instr)) {
+    if (was_idle && (s->done_when_run_returns() || s->policy()->QueryDone(instr))) {
       Release(instr);
       return;
     }

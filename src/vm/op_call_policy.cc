@@ -41,21 +41,28 @@ void OpCallPolicy::Fail(VmStream* stream, absl::Status s) {
   Poison(e);
 }
 
+void OpCallPolicy::RefuseInput(VmStream* stream, size_t i) {
+  const internal::Operand& in = args_.inputs[i];
+  if (in.blob->error() != nullptr) {
+    const ErrorPtr forwarded = in.blob->error();  // Poison may overwrite the one referred to
+    Poison(forwarded);
+    return;
+  }
+  Fail(stream, absl::FailedPreconditionError(
+                   base::Cat("input ", i, " ", in.meta->shape.ToString(),
+                             " was never written (or its storage was released)")));
+}
+
 void OpCallPolicy::Compute(VmStream* stream) {
   // Forward an error from any input without computing.
-  for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    internal::Operand& in = args_.inputs[i];
-    if (in.blob->error() != nullptr) {
-      Poison(in.blob->error());
+  internal::Operand* inputs = args_.inputs.data();
+  for (uint32_t i = 0, n = args_.inputs.size(); i < n; ++i) {
+    const BlobObject* blob = inputs[i].blob;
+    if (blob->error() != nullptr || !blob->allocated()) [[unlikely]] {
+      RefuseInput(stream, i);
       return;
     }
-    if (!in.blob->allocated()) {
-      Fail(stream, absl::FailedPreconditionError(
-                       base::Cat("input ", i, " ", in.meta->shape.ToString(),
-                                 " was never written (or its storage was released)")));
-      return;
-    }
-    in.data = static_cast<char*>(in.blob->data()) + in.offset;
+    inputs[i].data = static_cast<char*>(blob->data()) + inputs[i].offset;
   }
   for (internal::Operand& out : args_.outputs) {
     absl::Status s = out.blob->EnsureAllocated(stream->allocator());
@@ -79,17 +86,18 @@ void OpCallPolicy::Compute(VmStream* stream) {
   } catch (...) {
     status = absl::InternalError("kernel threw a non-std::exception");
   }
-  for (auto& [ptr, bytes] : args_.temps) stream->allocator()->Deallocate(ptr, bytes);
-  args_.temps.clear();
-  if (!status.ok()) {
+  if (!args_.temps.empty()) [[unlikely]] {
+    for (auto& [ptr, bytes] : args_.temps) stream->allocator()->Deallocate(ptr, bytes);
+    args_.temps.clear();
+  }
+  if (!status.ok()) [[unlikely]] {
     Fail(stream, std::move(status));
     return;
   }
-  // A successful write heals a storage that carried an earlier error.
+  // A successful write heals an output that carried an earlier error. The
+  // mutated inputs carry none: an input's error stops the call above, and
+  // nothing else writes them meanwhile (their writers are ordered).
   for (internal::Operand& o : args_.outputs) o.blob->clear_error();
-  for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    if (mutates(i)) args_.inputs[i].blob->clear_error();
-  }
 }
 
 }  // namespace eagervm::vm

@@ -26,6 +26,8 @@ class OpCallPolicy final : public InstructionPolicy {
  private:
   bool mutates(size_t input) const { return (args_.mutated_mask >> input) & 1; }
   void Poison(const ErrorPtr& error);
+  // Input i carries an error (forwarded to the outputs) or was never written.
+  void RefuseInput(VmStream* stream, size_t i);
   void Fail(VmStream* stream, absl::Status s);
 
   const char* name_;

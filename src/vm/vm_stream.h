@@ -19,7 +19,11 @@ class VmStream {
  public:
   VmStream(Stream id, std::unique_ptr<StreamPolicy> policy, StreamWorker* worker,
            VmContext* context)
-      : id_(id), policy_(std::move(policy)), worker_(worker), context_(context) {}
+      : id_(id),
+        policy_(std::move(policy)),
+        worker_(worker),
+        context_(context),
+        done_when_run_returns_(policy_->DoneWhenRunReturns()) {}
   VmStream(const VmStream&) = delete;
   VmStream& operator=(const VmStream&) = delete;
 
@@ -30,6 +34,8 @@ class VmStream {
   StreamWorker* worker() const { return worker_; }
   // The VM that owns the stream, for the code it runs (error sink, options).
   VmContext* context() const { return context_; }
+  // StreamPolicy::DoneWhenRunReturns(), read once.
+  bool done_when_run_returns() const { return done_when_run_returns_; }
 
   // --- scheduler thread only ---
   // On their own cache line: submitting threads read id() on every op, and
@@ -44,6 +50,7 @@ class VmStream {
   std::unique_ptr<StreamPolicy> policy_;
   StreamWorker* worker_;
   VmContext* context_;
+  bool done_when_run_returns_;
 };
 
 }  // namespace eagervm::vm
