@@ -50,6 +50,8 @@ class SmallVector {
   }
 
   uint32_t size() const { return size_; }
+  // True while no heap block is held (the destructor then does nothing).
+  bool is_inline() const { return !on_heap(); }
   bool empty() const { return size_ == 0; }
   T* data() { return data_; }
   const T* data() const { return data_; }

@@ -146,13 +146,22 @@ void Engine::Intake(InstructionList* list) {
   }
 }
 
-// DESIGN §3. Reads are linked before writes so an instruction that reads and
-// writes one storage (x += x) ends as its last writer with no self-edge.
+// DESIGN §3, in one pass over the accesses. An instruction that reads and
+// writes one storage (x += x) gets no self-edge (AddEdge skips it) and may
+// end as its last writer and one of its readers: a later writer then has two
+// edges from it, which is harmless.
 void Engine::Link(Instruction* instr) {
   for (const Access& a : instr->accesses) {
-    if (a.write) continue;
     Dependence& dep = a.blob->dependence();
     if (Alive(dep.last_writer)) AddEdge(dep.last_writer, instr);
+    if (a.write) {
+      for (const InstrRef& r : dep.readers) {
+        if (Alive(r)) AddEdge(r, instr);
+      }
+      dep.readers.clear();
+      dep.last_writer = instr->ref();
+      continue;
+    }
     // A released reader needs no edge: the latest one's slot is reused (a
     // tensor read by every op of a chain keeps one entry, not a growing list).
     if (!dep.readers.empty() && !Alive(dep.readers.back())) {
@@ -166,16 +175,6 @@ void Engine::Link(Instruction* instr) {
       dep.compact_readers_at = std::max<size_t>(kCompactReadersAbove, 2 * dep.readers.size());
     }
     dep.readers.push_back(instr->ref());
-  }
-  for (const Access& a : instr->accesses) {
-    if (!a.write) continue;
-    Dependence& dep = a.blob->dependence();
-    if (Alive(dep.last_writer)) AddEdge(dep.last_writer, instr);
-    for (const InstrRef& r : dep.readers) {
-      if (Alive(r)) AddEdge(r, instr);
-    }
-    dep.readers.clear();
-    dep.last_writer = instr->ref();
   }
 }
 

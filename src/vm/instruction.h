@@ -38,7 +38,7 @@ class Instruction {
     return p;
   }
   void DestroyPolicy() {
-    if (policy_ != nullptr) policy_->~InstructionPolicy();
+    if (policy_ != nullptr && !policy_->destructor_is_noop()) policy_->~InstructionPolicy();
     policy_ = nullptr;
   }
 

@@ -42,6 +42,17 @@ class InstructionPolicy {
   // Runs on the stream's thread (or the scheduler, for barriers and inline
   // streams). Never throws: failures are recorded as data on the outputs.
   virtual void Compute(VmStream* stream) = 0;
+
+  // True once the policy's destructor would do nothing (it holds no heap
+  // block and no reference any more): InstructionPool::Recycle then reuses
+  // its storage without calling it, as C++ allows when nothing depends on a
+  // destructor's effects. An op call's destructor is ~40 instructions on the
+  // scheduler per op otherwise (issue 15). Set by the thread that runs the
+  // compute; read at release, which is ordered after it.
+  bool destructor_is_noop() const { return destructor_is_noop_; }
+
+ protected:
+  bool destructor_is_noop_ = false;
 };
 
 }  // namespace eagervm::vm

@@ -59,6 +59,13 @@ struct KernelArgs {
   // Storages read before any write to them was submitted (an error the
   // kernel reports: "never written"): nothing else keeps them alive.
   std::vector<std::shared_ptr<vm::BlobObject>> keep_alive;
+
+  // True if destroying these arguments would do nothing: no heap block, no
+  // reference held (InstructionPolicy::destructor_is_noop).
+  bool HoldsNothing() const {
+    return attrs == nullptr && keep_alive.capacity() == 0 && inputs.is_inline() &&
+           outputs.is_inline() && metas.is_inline() && temps.is_inline();
+  }
 };
 
 // A meta for an operand of `args` (which has `operands` in all) that lives as
