@@ -62,7 +62,7 @@ absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCa
   Node n;
   n.call = call;
   n.stream = *vs;
-  n.attrs = a.attrs;
+  if (a.attrs != nullptr) n.attrs = *a.attrs;
   n.num_scalars = static_cast<int>(a.scalars.size());
   for (size_t i = 0; i < a.scalars.size(); ++i) n.scalars[i] = a.scalars[i];
   for (size_t i = 0; i < a.inputs.size(); ++i) {

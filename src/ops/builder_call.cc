@@ -40,8 +40,7 @@ absl::Status InstructionsBuilder::Call(const OpHandle& op, absl::Span<const Tens
   if (!call.ok()) return call.status();
   std::shared_ptr<const Attrs> shared_attrs;
   if (!attrs.empty()) shared_attrs = std::make_shared<const Attrs>(attrs);
-  const KernelCallArgs args{
-      absl::MakeConstSpan(in), absl::MakeConstSpan(out), {}, std::move(shared_attrs)};
+  const KernelCallArgs args{absl::MakeConstSpan(in), absl::MakeConstSpan(out), {}, &shared_attrs};
   return Builder::From(this)->CallKernel(*call, args, stream);
 }
 

@@ -138,7 +138,7 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, absl::Span<const T
   if (!attrs.empty()) shared_attrs = std::make_shared<const Attrs>(std::move(attrs));
   EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(
       *def, !inputs.empty() ? inputs[0].dtype() : outputs[0].dtype(), absl::MakeConstSpan(in_ptrs),
-      absl::MakeConstSpan(out_ptrs), {}, std::move(shared_attrs)));
+      absl::MakeConstSpan(out_ptrs), {}, &shared_attrs));
   return outputs;
 }
 

@@ -1,6 +1,7 @@
 #include "ops/submit_op.h"
 
 #include "base/str_cat.h"
+#include "vm/current_stream.h"
 #include "vm/eager_builder.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
@@ -44,9 +45,9 @@ absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> i
 
 absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
                       absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars,
-                      std::shared_ptr<const Attrs> attrs) {
+                      const std::shared_ptr<const Attrs>* attrs) {
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
-  const Device device = first->device();
+  const Device device = first->impl()->meta.device;  // validated: defined
   // Shapes inferred from valid inputs may still be too large (broadcasting
   // or MatMul multiply extents): rejected before anything sizes storage.
   for (const Tensor* out : outputs) {
@@ -60,9 +61,9 @@ absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* co
   if (kernel == nullptr) [[unlikely]]
     return NoKernelError(def, Stream::Current(device), dtype);
   const vm::KernelCall call = KernelCallOf(def, kernel);
-  const vm::KernelCallArgs args{inputs, outputs, scalars, std::move(attrs)};
+  const vm::KernelCallArgs args{inputs, outputs, scalars, attrs};
   // One instruction, straight to the VM (the builder only where one runs).
-  return vm::SubmitKernelCall(call, args, Stream::Current(device));
+  return vm::SubmitKernelCall(call, args, vm::CurrentStream(device));
 }
 
 Tensor SubmitOpWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,

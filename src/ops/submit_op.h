@@ -46,7 +46,7 @@ absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> i
 absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
                       absl::Span<const Tensor* const> outputs,
                       absl::Span<const Scalar> scalars = {},
-                      std::shared_ptr<const Attrs> attrs = nullptr);
+                      const std::shared_ptr<const Attrs>* attrs = nullptr);
 inline absl::Status SubmitOp(const OpDef& def, DType dtype,
                              std::initializer_list<const Tensor*> inputs,
                              std::initializer_list<const Tensor*> outputs,

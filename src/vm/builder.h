@@ -31,7 +31,9 @@ struct KernelCallArgs {
   absl::Span<const Tensor* const> inputs;
   absl::Span<const Tensor* const> outputs;
   absl::Span<const Scalar> scalars;    // at most kMaxScalars (built-ins' scalar arguments)
-  std::shared_ptr<const Attrs> attrs;  // null when there are none
+  // Null, or pointing at null, when there are none; lives for the call (the
+  // instruction takes a reference of its own).
+  const std::shared_ptr<const Attrs>* attrs = nullptr;
 };
 
 class Builder : public InstructionsBuilder {

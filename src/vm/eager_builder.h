@@ -12,13 +12,6 @@
 
 namespace eagervm::vm {
 
-// The instruction of one kernel call on `stream` (resolved first), its
-// operands recorded and their storages noted written, in kBuilding; or
-// null with *error set (no such stream, too many scalars). Builds nothing
-// that could drop a tensor, so no nested PhysicalRun can start inside it.
-Instruction* NewKernelCall(const KernelCall& call, const KernelCallArgs& args, Stream stream,
-                           absl::Status* error);
-
 // PhysicalRun + CallKernel for one call, without the builder: outside a
 // build callback and a capture, the call's instruction goes to the VM as a
 // list of its own (the ops' path: SubmitOp); inside them, it is built into

@@ -4,17 +4,21 @@
 #include <ostream>
 
 #include "eagervm/virtual_machine.h"
+#include "vm/current_stream.h"
 #include "vm/process_vm.h"
 #include "vm/vm_impl.h"
 
 namespace eagervm {
+namespace vm::internal_stream {
+constinit thread_local int t_current_cpu = 0;
+}  // namespace vm::internal_stream
+
 namespace {
 constexpr int kMaxCudaDevices = vm::VmImpl::kMaxCudaDevices;
-thread_local int current_cpu = 0;
-thread_local int current_cuda[kMaxCudaDevices] = {};
+constinit thread_local int current_cuda[kMaxCudaDevices] = {};
 
 int* CurrentSlot(Device d) {
-  if (d.is_cpu()) return &current_cpu;
+  if (d.is_cpu()) return &vm::internal_stream::t_current_cpu;
   if (d.index() >= 0 && d.index() < kMaxCudaDevices) return &current_cuda[d.index()];
   return nullptr;
 }

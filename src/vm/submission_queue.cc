@@ -14,14 +14,36 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
                                      bool wake_scheduler) {
   if (list->empty()) return absl::OkStatus();
   SubmitSlice trace(list);
-  if (backpressure == Backpressure::kWait && !options_.synchronous && CheckDue(list->size) &&
-      !base::OnVmThread() && counters_->in_flight() >= options_.max_in_flight) {
+  if (backpressure == Backpressure::kWait) WaitForRoomIfDue(list->size);
+  for (Instruction* i = list->head; i != nullptr; i = i->next) i->PrepareForScheduler();
+  if (!Push(list->head, list->tail, list->size, wake_scheduler)) [[unlikely]]
+    return Refuse(list);
+  *list = InstructionList();
+  return absl::OkStatus();
+}
+
+absl::Status SubmissionQueue::AppendOne(Instruction* instr) {
+  EAGERVM_DCHECK(instr->prepared, "SubmissionQueue::AppendOne: not prepared");
+  SubmitSlice trace(instr);
+  WaitForRoomIfDue(1);
+  instr->next = nullptr;
+  if (!Push(instr, instr, 1, /*wake_scheduler=*/true)) [[unlikely]] {
+    InstructionList list;
+    list.PushBack(instr);
+    return Refuse(&list);
+  }
+  return absl::OkStatus();
+}
+
+void SubmissionQueue::WaitForRoomIfDue(size_t n) {
+  if (!options_.synchronous && CheckDue(n) && !base::OnVmThread() &&
+      counters_->in_flight() >= options_.max_in_flight) {
     WaitForRoom();
   }
-  const size_t n = list->size;
-  for (Instruction* i = list->head; i != nullptr; i = i->next) i->PrepareForScheduler();
-  Instruction* head = list->head;
-  head->batch_tail = list->tail;
+}
+
+bool SubmissionQueue::Push(Instruction* head, Instruction* tail, size_t n, bool wake_scheduler) {
+  head->batch_tail = tail;
   head->batch_size = n;
   // Counted before the push: the scheduler may finish them before this
   // thread runs again, and in flight (received - finished) must not go negative.
@@ -38,11 +60,10 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
   }
   if (top == Closed()) [[unlikely]] {
     counters_->received.fetch_sub(n, std::memory_order_relaxed);
-    return Refuse(list);
+    return false;
   }
   if (top == nullptr && wake_scheduler && !options_.synchronous) scheduler_->Notify();
-  *list = InstructionList();
-  return absl::OkStatus();
+  return true;
 }
 
 bool SubmissionQueue::AcceptForDriver(const InstructionList& list) {

@@ -35,6 +35,10 @@ class SubmissionQueue {
   // that takes the list in itself, holding the engine lock). After Close():
   // FailedPrecondition, and the list is discarded.
   absl::Status Append(InstructionList* list, Backpressure backpressure, bool wake_scheduler = true);
+  // Append of a list of one prepared instruction (kBuilding, accesses
+  // filled), with Backpressure::kWait and a wake-up: the ops' path, without
+  // the list's loops. Same thread rule and errors.
+  absl::Status AppendOne(Instruction* instr);
   // The engine's driver, holding the engine lock with the VM idle
   // (VmImpl::RunOnCaller): accepts `list` as Append would (pending, counted
   // received and taken in), for the caller to run at once instead of
@@ -58,6 +62,11 @@ class SubmissionQueue {
  private:
   bool CheckDue(size_t n) const;
   void WaitForRoom();
+  // Back-pressure for `n` more instructions (Backpressure::kWait).
+  void WaitForRoomIfDue(size_t n);
+  // Marks the list head..tail (n instructions) pending and pushes it; false,
+  // nothing pushed, once closed.
+  bool Push(Instruction* head, Instruction* tail, size_t n, bool wake_scheduler);
 
   const VmOptions& options_;
   VmCounters* counters_;

@@ -26,8 +26,10 @@ void ComputeSlice::End() {
 }
 
 const char* SubmitSlice::FirstName(const InstructionList* list) {
-  return list->head != nullptr ? list->head->policy()->name() : "submit";
+  return list->head != nullptr ? Name(list->head) : "submit";
 }
+
+const char* SubmitSlice::Name(const Instruction* instr) { return instr->policy()->name(); }
 
 int64_t SubmitSlice::Count(const InstructionList* list) { return static_cast<int64_t>(list->size); }
 

@@ -46,9 +46,15 @@ class SubmitSlice {
       : slice_("submit", profiler::Enabled() ? FirstName(list) : nullptr) {
     if (profiler::Enabled()) slice_.set_arg(Count(list));
   }
+  // The same for a list of one instruction.
+  explicit SubmitSlice(const Instruction* instr)
+      : slice_("submit", profiler::Enabled() ? Name(instr) : nullptr) {
+    if (profiler::Enabled()) slice_.set_arg(1);
+  }
 
  private:
   static const char* FirstName(const InstructionList* list);
+  static const char* Name(const Instruction* instr);
   static int64_t Count(const InstructionList* list);
   profiler::ScopedSlice slice_;
 };

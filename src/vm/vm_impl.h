@@ -55,6 +55,17 @@ class VmImpl final : public VmContext {
   // Inside a CallerRunsScope on a user thread, when the VM is idle, does
   // the same on this thread (RunOnCaller), running `list` itself.
   // Inline: it is on every op's path.
+  // Receive of a list of one prepared instruction with Backpressure::kWait
+  // (vm::SubmitKernelCall: the ops' path), without the list's loops.
+  absl::Status ReceiveOne(Instruction* instr) {
+    if (CurrentCallerRuns() != CallerRuns::kNone || options_.synchronous) [[unlikely]] {
+      InstructionList list;
+      list.PushBack(instr);
+      return Receive(&list, Backpressure::kWait);
+    }
+    NoteThreadSubmitted();
+    return submissions_.AppendOne(instr);
+  }
   absl::Status Receive(InstructionList* list, Backpressure backpressure) {
     NoteThreadSubmitted();
     if (CurrentCallerRuns() != CallerRuns::kNone && !options_.synchronous) [[unlikely]] {
