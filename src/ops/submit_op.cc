@@ -43,27 +43,9 @@ absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> i
   return absl::OkStatus();
 }
 
-absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
-                      absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars,
-                      const std::shared_ptr<const Attrs>* attrs) {
-  const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
-  const Device device = first->impl()->meta.device;  // validated: defined
-  // Shapes inferred from valid inputs may still be too large (broadcasting
-  // or MatMul multiply extents): rejected before anything sizes storage.
-  for (const Tensor* out : outputs) {
-    if (!out->shape().IsValid()) [[unlikely]] {
-      return absl::InvalidArgumentError(base::Cat(def.name, ": the output shape ",
-                                                  out->shape().ToString(), " has more than ",
-                                                  Shape::kMaxNumel, " elements"));
-    }
-  }
-  const KernelFn* kernel = def.FindKernel(device.type(), dtype);
-  if (kernel == nullptr) [[unlikely]]
-    return NoKernelError(def, Stream::Current(device), dtype);
-  const vm::KernelCall call = KernelCallOf(def, kernel);
-  const vm::KernelCallArgs args{inputs, outputs, scalars, attrs};
-  // One instruction, straight to the VM (the builder only where one runs).
-  return vm::SubmitKernelCall(call, args, vm::CurrentStream(device));
+absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape) {
+  return absl::InvalidArgumentError(base::Cat(def.name, ": the output shape ", shape.ToString(),
+                                              " has more than ", Shape::kMaxNumel, " elements"));
 }
 
 Tensor SubmitOpWithOutput(const OpDef& def, DType kernel_dtype, const TensorMeta& meta,

@@ -14,6 +14,9 @@
 #include "eagervm/stream.h"
 #include "eagervm/tensor.h"
 #include "ops/op_def.h"
+#include "vm/builder.h"
+#include "vm/current_stream.h"
+#include "vm/eager_builder.h"
 #include "vm/kernel_call.h"
 #include "vm/tensor_impl.h"  // CheckTensor, NewTensor
 
@@ -41,12 +44,34 @@ absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, Stream stream, DT
 absl::Status CheckCallInputs(const OpDef& def, absl::Span<const Tensor* const> inputs,
                              std::string_view op);
 
+// The error of an output shape that inference made too large.
+absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
+
 // Queues `def` on the current stream of the first input's (or output's)
 // device; the kernel is picked by `dtype`. Tensors are already validated.
-absl::Status SubmitOp(const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
-                      absl::Span<const Tensor* const> outputs,
-                      absl::Span<const Scalar> scalars = {},
-                      const std::shared_ptr<const Attrs>* attrs = nullptr);
+// Inline: with the VM's one out-of-line call (SubmitKernelCall) it is every
+// op's path, and a call layer costs ~25 instructions per op (issue 15).
+inline absl::Status SubmitOp(const OpDef& def, DType dtype,
+                             absl::Span<const Tensor* const> inputs,
+                             absl::Span<const Tensor* const> outputs,
+                             absl::Span<const Scalar> scalars = {},
+                             const std::shared_ptr<const Attrs>* attrs = nullptr) {
+  const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
+  const Device device = first->impl()->meta.device;  // validated: defined
+  // Shapes inferred from valid inputs may still be too large (broadcasting
+  // or MatMul multiply extents): rejected before anything sizes storage.
+  for (const Tensor* out : outputs) {
+    if (!out->impl()->meta.shape.IsValid()) [[unlikely]]
+      return OutputTooLargeError(def, out->impl()->meta.shape);
+  }
+  const KernelFn* kernel = def.FindKernel(device.type(), dtype);
+  if (kernel == nullptr) [[unlikely]]
+    return NoKernelError(def, Stream::Current(device), dtype);
+  // One instruction, straight to the VM (the builder only where one runs).
+  return vm::SubmitKernelCall(KernelCallOf(def, kernel),
+                              vm::KernelCallArgs{inputs, outputs, scalars, attrs},
+                              vm::CurrentStream(device));
+}
 inline absl::Status SubmitOp(const OpDef& def, DType dtype,
                              std::initializer_list<const Tensor*> inputs,
                              std::initializer_list<const Tensor*> outputs,

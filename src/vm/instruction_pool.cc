@@ -11,26 +11,7 @@ namespace {
 
 constexpr size_t kBatch = 64;
 
-// A stack of free instructions linked through Instruction::next (a free
-// instruction is in no other list).
-struct FreeList {
-  Instruction* head = nullptr;
-  size_t size = 0;
-
-  bool empty() const { return head == nullptr; }
-  void Push(Instruction* i) {
-    i->next = head;
-    head = i;
-    ++size;
-  }
-  Instruction* Pop() {
-    Instruction* i = head;
-    head = i->next;
-    i->next = nullptr;
-    --size;
-    return i;
-  }
-};
+using internal_pool::FreeList;
 
 // Whole lists move between a thread and here, so the lock is taken once per
 // batch and never held for a walk.
@@ -58,11 +39,12 @@ GlobalFreeList& Global() {
 }
 
 std::atomic<uint64_t> next_id{1};
+constexpr uint64_t kIdBlock = 1024;  // ids taken from next_id at a time (internal_pool::t_next_id)
 
 // This thread's cache: plain constinit thread-locals, so the hot path is a
 // TLS load with no initialisation guard (a thread_local object with a
 // destructor is reached through a wrapper call on every access).
-constinit thread_local FreeList t_acquire;  // handed out by Acquire
+using internal_pool::t_acquire;
 constinit thread_local FreeList t_recycle;  // filled by Recycle, given back in batches
 // Set once this thread's cache has been given back at thread exit.
 // Thread-local destructors of the main thread run before atexit handlers
@@ -104,9 +86,16 @@ Instruction* AcquireUncached() {
   return i;
 }
 
+}  // namespace
+
+namespace internal_pool {
+constinit thread_local FreeList t_acquire;
+constinit thread_local uint64_t t_next_id = 0, t_end_id = 0;
+}  // namespace internal_pool
+
 // t_acquire is empty: refill it (from this thread's recycled instructions,
 // then the shared list, then a new block) and take one.
-Instruction* Refill() {
+Instruction* InstructionPool::Refill() {
   if (t_cache_gone) [[unlikely]]
     return AcquireUncached();
   t_returner.armed = true;
@@ -119,45 +108,10 @@ Instruction* Refill() {
   return t_acquire.Pop();
 }
 
-// Ids are handed to each thread in blocks: a fetch_add per instruction on
-// one shared line made every submitting thread take that line exclusive.
-constexpr uint64_t kIdBlock = 1024;
-constinit thread_local uint64_t t_next_id = 0, t_end_id = 0;
-
-uint64_t NewId() {
-  if (t_next_id == t_end_id) [[unlikely]] {
-    t_next_id = next_id.fetch_add(kIdBlock, std::memory_order_relaxed);
-    t_end_id = t_next_id + kIdBlock;
-  }
-  return t_next_id++;
-}
-
-}  // namespace
-
-void InstructionPool::Reset(Instruction* i) {
-  i->id_.store(NewId(), std::memory_order_relaxed);
-  i->set_state(InstrState::kBuilding);
-  i->done_.store(false, std::memory_order_relaxed);
-  i->stream_ = nullptr;
-  i->next = i->lively_prev = i->lively_next = nullptr;
-  i->in_degree = 0;
-  i->caller_runs = false;
-  i->on_dispatch.clear();
-  i->on_release.clear();
-  i->accesses.clear();
-  i->prepared = false;
-}
-
-Instruction* InstructionPool::Acquire() {
-  Instruction* i = t_acquire.head;
-  if (i == nullptr) [[unlikely]] {
-    i = Refill();
-  } else {
-    t_acquire.head = i->next;
-    --t_acquire.size;
-  }
-  Reset(i);
-  return i;
+uint64_t InstructionPool::NewIdBlock() {
+  internal_pool::t_next_id = next_id.fetch_add(kIdBlock, std::memory_order_relaxed);
+  internal_pool::t_end_id = internal_pool::t_next_id + kIdBlock;
+  return internal_pool::t_next_id++;
 }
 
 void InstructionPool::Recycle(Instruction* instr) {

@@ -12,10 +12,51 @@
 
 namespace eagervm::vm {
 
+namespace internal_pool {
+// A stack of free instructions linked through Instruction::next (a free
+// instruction is in no other list).
+struct FreeList {
+  Instruction* head = nullptr;
+  size_t size = 0;
+
+  bool empty() const { return head == nullptr; }
+  void Push(Instruction* i) {
+    i->next = head;
+    head = i;
+    ++size;
+  }
+  Instruction* Pop() {
+    Instruction* i = head;
+    head = i->next;
+    i->next = nullptr;
+    --size;
+    return i;
+  }
+};
+// This thread's cache (instruction_pool.cc): plain constinit thread-locals,
+// so the inline Acquire is a TLS load with no initialisation guard.
+extern constinit thread_local FreeList t_acquire;  // handed out by Acquire
+// Ids are handed to each thread in blocks: a fetch_add per instruction on
+// one shared line made every submitting thread take that line exclusive.
+extern constinit thread_local uint64_t t_next_id, t_end_id;
+}  // namespace internal_pool
+
 class InstructionPool {
  public:
-  // A fresh instruction in state kBuilding with a new id.
-  static Instruction* Acquire();
+  // A fresh instruction in state kBuilding with a new id. Inline: it is on
+  // every op's path.
+  static Instruction* Acquire() {
+    internal_pool::FreeList& cache = internal_pool::t_acquire;
+    Instruction* i = cache.head;
+    if (i == nullptr) [[unlikely]] {
+      i = Refill();
+    } else {
+      cache.head = i->next;
+      --cache.size;
+    }
+    Reset(i);
+    return i;
+  }
   // Destroys the policy and returns the instruction (state kFree); its id goes
   // stale. Only from kBuilding (never handed to the engine), kRunning or
   // kBarrier (released): Instruction::set_state checks it.
@@ -26,7 +67,27 @@ class InstructionPool {
   static void UnlockAfterFork();
 
  private:
-  static void Reset(Instruction* instr);
+  static void Reset(Instruction* i) {
+    i->id_.store(NewId(), std::memory_order_relaxed);
+    i->set_state(InstrState::kBuilding);
+    i->done_.store(false, std::memory_order_relaxed);
+    i->stream_ = nullptr;
+    i->next = i->lively_prev = i->lively_next = nullptr;
+    i->in_degree = 0;
+    i->caller_runs = false;
+    i->on_dispatch.clear();
+    i->on_release.clear();
+    i->accesses.clear();
+    i->prepared = false;
+  }
+  static uint64_t NewId() {
+    if (internal_pool::t_next_id == internal_pool::t_end_id) [[unlikely]]
+      return NewIdBlock();
+    return internal_pool::t_next_id++;
+  }
+  static uint64_t NewIdBlock();
+  // t_acquire is empty: refills it and takes one.
+  static Instruction* Refill();
 };
 
 }  // namespace eagervm::vm

@@ -22,50 +22,6 @@ absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpre
   return absl::OkStatus();
 }
 
-absl::Status SubmissionQueue::AppendOne(Instruction* instr) {
-  EAGERVM_DCHECK(instr->prepared, "SubmissionQueue::AppendOne: not prepared");
-  SubmitSlice trace(instr);
-  WaitForRoomIfDue(1);
-  instr->next = nullptr;
-  if (!Push(instr, instr, 1, /*wake_scheduler=*/true)) [[unlikely]] {
-    InstructionList list;
-    list.PushBack(instr);
-    return Refuse(&list);
-  }
-  return absl::OkStatus();
-}
-
-void SubmissionQueue::WaitForRoomIfDue(size_t n) {
-  if (!options_.synchronous && CheckDue(n) && !base::OnVmThread() &&
-      counters_->in_flight() >= options_.max_in_flight) {
-    WaitForRoom();
-  }
-}
-
-bool SubmissionQueue::Push(Instruction* head, Instruction* tail, size_t n, bool wake_scheduler) {
-  head->batch_tail = tail;
-  head->batch_size = n;
-  // Counted before the push: the scheduler may finish them before this
-  // thread runs again, and in flight (received - finished) must not go negative.
-  VmCounters::Bump(counters_->received, n);
-  Instruction* top = top_.load(std::memory_order_relaxed);
-  if (top != Closed()) [[likely]] {
-    // Pending before the push: the scheduler may take them in as soon as it
-    // lands (instruction_state.h).
-    for (Instruction* i = head; i != nullptr; i = i->next) i->set_state(InstrState::kPending);
-    do {
-      head->batch_next = top;
-    } while (top != Closed() && !top_.compare_exchange_weak(top, head, std::memory_order_release,
-                                                            std::memory_order_relaxed));
-  }
-  if (top == Closed()) [[unlikely]] {
-    counters_->received.fetch_sub(n, std::memory_order_relaxed);
-    return false;
-  }
-  if (top == nullptr && wake_scheduler && !options_.synchronous) scheduler_->Notify();
-  return true;
-}
-
 bool SubmissionQueue::AcceptForDriver(const InstructionList& list) {
   if (top_.load(std::memory_order_acquire) == Closed()) return false;
   for (Instruction* i = list.head; i != nullptr; i = i->next) {
@@ -120,18 +76,14 @@ void SubmissionQueue::Drain(Instruction* top, InstructionList* into) {
   VmCounters::Add<uint64_t>(counters_->taken_in, static_cast<uint64_t>(taken));
 }
 
-// Reading the in-flight count costs a cache miss per op (the scheduler writes
-// `finished` all the time), so with a large limit each submitting thread
-// checks once per kStride instructions: it may overshoot the limit by that
-// many, which a limit of thousands absorbs.
-bool SubmissionQueue::CheckDue(size_t n) const {
-  constexpr int64_t kStride = 64;
-  if (options_.max_in_flight < 64 * kStride) return true;
-  thread_local int64_t since_check = 0;
-  since_check += static_cast<int64_t>(n);
-  if (since_check < kStride) return false;
-  since_check = 0;
-  return true;
+namespace internal_submit {
+constinit thread_local int64_t t_since_check = 0;
+}  // namespace internal_submit
+
+absl::Status SubmissionQueue::RefuseOne(Instruction* instr) {
+  InstructionList list;
+  list.PushBack(instr);
+  return Refuse(&list);
 }
 
 void SubmissionQueue::WaitForRoom() {

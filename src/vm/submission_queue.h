@@ -12,11 +12,18 @@
 #include "absl/status/status.h"
 #include "base/mutex.h"
 #include "base/notifier.h"
+#include "base/thread_role.h"
+#include "vm/trace_hooks.h"
 #include "eagervm/virtual_machine.h"
 #include "vm/instruction.h"
 #include "vm/vm_counters.h"
 
 namespace eagervm::vm {
+
+namespace internal_submit {
+// Instructions this thread appended since it last read the in-flight count.
+extern constinit thread_local int64_t t_since_check;
+}  // namespace internal_submit
 
 // Whether a submission may wait for back-pressure. Releases never wait: they
 // come from destructors on any thread and only ever lower the memory in use.
@@ -38,7 +45,15 @@ class SubmissionQueue {
   // Append of a list of one prepared instruction (kBuilding, accesses
   // filled), with Backpressure::kWait and a wake-up: the ops' path, without
   // the list's loops. Same thread rule and errors.
-  absl::Status AppendOne(Instruction* instr);
+  absl::Status AppendOne(Instruction* instr) {
+    EAGERVM_DCHECK(instr->prepared, "SubmissionQueue::AppendOne: not prepared");
+    SubmitSlice trace(instr);
+    WaitForRoomIfDue(1);
+    instr->next = nullptr;
+    if (!Push(instr, instr, 1, /*wake_scheduler=*/true)) [[unlikely]]
+      return RefuseOne(instr);
+    return absl::OkStatus();
+  }
   // The engine's driver, holding the engine lock with the VM idle
   // (VmImpl::RunOnCaller): accepts `list` as Append would (pending, counted
   // received and taken in), for the caller to run at once instead of
@@ -60,13 +75,54 @@ class SubmissionQueue {
   void RecycleRefused();
 
  private:
-  bool CheckDue(size_t n) const;
+  // Reading the in-flight count costs a cache miss per op (the scheduler
+  // writes `finished` all the time), so with a large limit each submitting
+  // thread checks once per kStride instructions: it may overshoot the limit
+  // by that many, which a limit of thousands absorbs.
+  bool CheckDue(size_t n) const {
+    constexpr int64_t kStride = 64;
+    if (options_.max_in_flight < 64 * kStride) return true;
+    int64_t& since_check = internal_submit::t_since_check;
+    since_check += static_cast<int64_t>(n);
+    if (since_check < kStride) [[likely]]
+      return false;
+    since_check = 0;
+    return true;
+  }
   void WaitForRoom();
   // Back-pressure for `n` more instructions (Backpressure::kWait).
-  void WaitForRoomIfDue(size_t n);
+  void WaitForRoomIfDue(size_t n) {
+    if (!options_.synchronous && CheckDue(n) && !base::OnVmThread() &&
+        counters_->in_flight() >= options_.max_in_flight) {
+      WaitForRoom();
+    }
+  }
   // Marks the list head..tail (n instructions) pending and pushes it; false,
   // nothing pushed, once closed.
-  bool Push(Instruction* head, Instruction* tail, size_t n, bool wake_scheduler);
+  bool Push(Instruction* head, Instruction* tail, size_t n, bool wake_scheduler) {
+    head->batch_tail = tail;
+    head->batch_size = n;
+    // Counted before the push: the scheduler may finish them before this
+    // thread runs again, and in flight (received - finished) must not go negative.
+    VmCounters::Bump(counters_->received, n);
+    Instruction* top = top_.load(std::memory_order_relaxed);
+    if (top != Closed()) [[likely]] {
+      // Pending before the push: the scheduler may take them in as soon as
+      // it lands (instruction_state.h).
+      for (Instruction* i = head; i != nullptr; i = i->next) i->set_state(InstrState::kPending);
+      do {
+        head->batch_next = top;
+      } while (top != Closed() && !top_.compare_exchange_weak(top, head, std::memory_order_release,
+                                                              std::memory_order_relaxed));
+    }
+    if (top == Closed()) [[unlikely]] {
+      counters_->received.fetch_sub(n, std::memory_order_relaxed);
+      return false;
+    }
+    if (top == nullptr && wake_scheduler && !options_.synchronous) scheduler_->Notify();
+    return true;
+  }
+  absl::Status RefuseOne(Instruction* instr);
 
   const VmOptions& options_;
   VmCounters* counters_;
