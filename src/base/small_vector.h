@@ -76,6 +76,14 @@ class SmallVector {
     ++size_;
     return *p;
   }
+  // Appends n elements left for the caller to write, and returns the first.
+  T* append_uninitialized(uint32_t n) {
+    if (size_ + n > capacity_) [[unlikely]]
+      Grow(size_ + n);
+    T* p = data_ + size_;
+    size_ += n;
+    return p;
+  }
   void reserve(uint32_t n) {
     if (n > capacity_) Grow(n);
   }

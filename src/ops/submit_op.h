@@ -51,8 +51,8 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
 // device; the kernel is picked by `dtype`. Tensors are already validated.
 // Inline: with the VM's one out-of-line call (SubmitKernelCall) it is every
 // op's path, and a call layer costs ~25 instructions per op (issue 15).
-inline absl::Status SubmitOp(const OpDef& def, DType dtype,
-                             absl::Span<const Tensor* const> inputs,
+[[gnu::always_inline]] inline absl::Status SubmitOp(const OpDef& def, DType dtype,
+                                                    absl::Span<const Tensor* const> inputs,
                              absl::Span<const Tensor* const> outputs,
                              absl::Span<const Scalar> scalars = {},
                              const std::shared_ptr<const Attrs>* attrs = nullptr) {
@@ -72,7 +72,7 @@ inline absl::Status SubmitOp(const OpDef& def, DType dtype,
                               vm::KernelCallArgs{inputs, outputs, scalars, attrs},
                               vm::CurrentStream(device));
 }
-inline absl::Status SubmitOp(const OpDef& def, DType dtype,
+[[gnu::always_inline]] inline absl::Status SubmitOp(const OpDef& def, DType dtype,
                              std::initializer_list<const Tensor*> inputs,
                              std::initializer_list<const Tensor*> outputs,
                              std::initializer_list<Scalar> scalars = {}) {

@@ -108,7 +108,12 @@ namespace {
     bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
     return internal::StableMeta(&args, t.meta, operands);
   };
-  for (size_t i = 0; i < a.inputs.size(); ++i) {
+  const auto num_inputs = static_cast<uint32_t>(a.inputs.size());
+  const auto num_outputs = static_cast<uint32_t>(a.outputs.size());
+  internal::Operand* in = args.inputs.append_uninitialized(num_inputs);
+  internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
+  Access* access = instr->accesses.append_uninitialized(operands);
+  for (uint32_t i = 0; i < num_inputs; ++i) {
     const internal::TensorImpl& t = *a.inputs[i]->impl();
     BlobObject* blob = t.blob();
     const bool write = call.mutates(static_cast<int>(i));
@@ -117,15 +122,15 @@ namespace {
     } else if (blob->producer() == nullptr) [[unlikely]] {
       args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
     }
-    args.inputs.emplace_back(blob, meta_of(t), t.offset, nullptr);
-    instr->accesses.push_back({blob, write});
+    in[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
+    access[i] = Access{blob, write};
   }
-  for (const Tensor* out : a.outputs) {
-    const internal::TensorImpl& t = *out->impl();
+  for (uint32_t i = 0; i < num_outputs; ++i) {
+    const internal::TensorImpl& t = *a.outputs[i]->impl();
     BlobObject* blob = t.blob();
     blob->NoteWrite(vs);
-    args.outputs.emplace_back(blob, meta_of(t), t.offset, nullptr);
-    instr->accesses.push_back({blob, true});
+    out[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
+    access[num_inputs + i] = Access{blob, true};
   }
   instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
   instr->prepared = true;

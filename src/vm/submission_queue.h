@@ -45,7 +45,7 @@ class SubmissionQueue {
   // Append of a list of one prepared instruction (kBuilding, accesses
   // filled), with Backpressure::kWait and a wake-up: the ops' path, without
   // the list's loops. Same thread rule and errors.
-  absl::Status AppendOne(Instruction* instr) {
+  [[gnu::always_inline]] absl::Status AppendOne(Instruction* instr) {
     EAGERVM_DCHECK(instr->prepared, "SubmissionQueue::AppendOne: not prepared");
     SubmitSlice trace(instr);
     WaitForRoomIfDue(1);

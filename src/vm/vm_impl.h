@@ -57,7 +57,7 @@ class VmImpl final : public VmContext {
   // Inline: it is on every op's path.
   // Receive of a list of one prepared instruction with Backpressure::kWait
   // (vm::SubmitKernelCall: the ops' path), without the list's loops.
-  absl::Status ReceiveOne(Instruction* instr) {
+  [[gnu::always_inline]] absl::Status ReceiveOne(Instruction* instr) {
     if (CurrentCallerRuns() != CallerRuns::kNone || options_.synchronous) [[unlikely]] {
       InstructionList list;
       list.PushBack(instr);
