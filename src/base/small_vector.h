@@ -77,7 +77,7 @@ class SmallVector {
     return *p;
   }
   // Appends n elements left for the caller to write, and returns the first.
-  T* append_uninitialized(uint32_t n) {
+  [[gnu::always_inline]] T* append_uninitialized(uint32_t n) {
     if (size_ + n > capacity_) [[unlikely]]
       Grow(size_ + n);
     T* p = data_ + size_;

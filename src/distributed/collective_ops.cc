@@ -13,7 +13,7 @@
 #include "ops/submit_op.h"
 #include "vm/caller_runs.h"
 #include "vm/comm_stream.h"
-#include "vm/eager_builder.h"
+#include "vm/submit_kernel_call.h"
 #include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
 

@@ -16,7 +16,7 @@
 #include "ops/op_def.h"
 #include "vm/builder.h"
 #include "vm/current_stream.h"
-#include "vm/eager_builder.h"
+#include "vm/submit_kernel_call.h"
 #include "vm/kernel_call.h"
 #include "vm/tensor_impl.h"  // CheckTensor, NewTensor
 

@@ -13,6 +13,7 @@
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/release_tensor_policy.h"
+#include "vm/submit_kernel_call.h"
 #include "vm/tensor_impl.h"
 #include "vm/vm_impl.h"
 #include "vm/vm_stream.h"
@@ -66,78 +67,6 @@ absl::Status EagerBuilder::FinishSlow(absl::Status build_status) {
   return build_status;
 }
 
-namespace {
-
-// The instruction of one kernel call on `stream` (resolved first), its
-// operands recorded and their storages noted written, in kBuilding; or
-// null with *error set (no such stream, too many scalars). Builds nothing
-// that could drop a tensor, so no nested PhysicalRun can start inside it.
-// Inline in both callers: it is most of an op's cost on its thread.
-[[gnu::always_inline]] inline Instruction* NewKernelCall(const KernelCall& call,
-                                                         const KernelCallArgs& a, Stream stream,
-                                                         absl::Status* error) {
-  VmStream* vs = LastResolvedStream(stream);
-  if (vs == nullptr) [[unlikely]] {
-    absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
-    if (!resolved.ok()) {
-      *error = resolved.status();
-      return nullptr;
-    }
-    vs = *resolved;
-  }
-  if (a.scalars.size() > internal::KernelArgs::kMaxScalars) [[unlikely]] {
-    *error = absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
-    return nullptr;
-  }
-  Instruction* instr = InstructionPool::Acquire();
-  OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
-  instr->set_stream(vs);
-  internal::KernelArgs& args = policy->args();
-  if (a.attrs != nullptr && *a.attrs != nullptr) [[unlikely]]
-    args.attrs = *a.attrs;
-  for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
-  // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
-  // while the operands are at hand: the storages and the inline bytes.
-  const uint32_t operands = static_cast<uint32_t>(a.inputs.size() + a.outputs.size());
-  size_t bytes = 0;
-  auto meta_of = [&](const internal::TensorImpl& t) {
-    if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
-      bytes += t.blob()->nbytes();
-      return whole;
-    }
-    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
-    return internal::StableMeta(&args, t.meta, operands);
-  };
-  const auto num_inputs = static_cast<uint32_t>(a.inputs.size());
-  const auto num_outputs = static_cast<uint32_t>(a.outputs.size());
-  internal::Operand* in = args.inputs.append_uninitialized(num_inputs);
-  internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
-  Access* access = instr->accesses.append_uninitialized(operands);
-  for (uint32_t i = 0; i < num_inputs; ++i) {
-    const internal::TensorImpl& t = *a.inputs[i]->impl();
-    BlobObject* blob = t.blob();
-    const bool write = call.mutates(static_cast<int>(i));
-    if (write) {
-      blob->NoteWrite(vs);
-    } else if (blob->producer() == nullptr) [[unlikely]] {
-      args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
-    }
-    in[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
-    access[i] = Access{blob, write};
-  }
-  for (uint32_t i = 0; i < num_outputs; ++i) {
-    const internal::TensorImpl& t = *a.outputs[i]->impl();
-    BlobObject* blob = t.blob();
-    blob->NoteWrite(vs);
-    out[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
-    access[num_inputs + i] = Access{blob, true};
-  }
-  instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
-  instr->prepared = true;
-  return instr;
-}
-
-}  // namespace
 
 absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallArgs& a,
                                       Stream stream) {
@@ -150,16 +79,19 @@ absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallAr
   return absl::OkStatus();
 }
 
-absl::Status SubmitKernelCall(const KernelCall& call, const KernelCallArgs& a, Stream stream) {
-  if (InBuildCallback()) [[unlikely]] {
-    return PhysicalRun([&](auto* b) -> absl::Status { return b->CallKernel(call, a, stream); });
-  }
-  absl::Status error;
-  Instruction* instr = NewKernelCall(call, a, stream, &error);
-  if (instr == nullptr) [[unlikely]]
-    return error;
-  return ProcessVm().ReceiveOne(instr);
+namespace internal_submit {
+
+absl::Status SubmitInBuild(const KernelCall& call, const KernelCallArgs& a, Stream stream) {
+  return PhysicalRun([&](auto* b) -> absl::Status { return b->CallKernel(call, a, stream); });
 }
+
+absl::Status TooManyScalars(const char* op) {
+  return absl::InternalError(base::Cat(op, ": too many scalar arguments"));
+}
+
+absl::Status Unresolved(absl::StatusOr<VmStream*> resolved) { return resolved.status(); }
+
+}  // namespace internal_submit
 
 absl::Status EagerBuilder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {
   const Device target = dst.device().is_cpu() ? src.device() : dst.device();

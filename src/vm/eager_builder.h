@@ -12,13 +12,6 @@
 
 namespace eagervm::vm {
 
-// PhysicalRun + CallKernel for one call, without the builder: outside a
-// build callback and a capture, the call's instruction goes to the VM as a
-// list of its own (the ops' path: SubmitOp); inside them, it is built into
-// the running PhysicalRun as CallKernel would. Any user thread; blocks only
-// for back-pressure.
-absl::Status SubmitKernelCall(const KernelCall& call, const KernelCallArgs& args, Stream stream);
-
 class EagerBuilder final : public Builder {
  public:
   EagerBuilder() = default;

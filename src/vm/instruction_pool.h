@@ -45,7 +45,7 @@ class InstructionPool {
  public:
   // A fresh instruction in state kBuilding with a new id. Inline: it is on
   // every op's path.
-  static Instruction* Acquire() {
+  [[gnu::always_inline]] static Instruction* Acquire() {
     internal_pool::FreeList& cache = internal_pool::t_acquire;
     Instruction* i = cache.head;
     if (i == nullptr) [[unlikely]] {
@@ -67,7 +67,7 @@ class InstructionPool {
   static void UnlockAfterFork();
 
  private:
-  static void Reset(Instruction* i) {
+  [[gnu::always_inline]] static void Reset(Instruction* i) {
     i->id_.store(NewId(), std::memory_order_relaxed);
     i->set_state(InstrState::kBuilding);
     i->done_.store(false, std::memory_order_relaxed);

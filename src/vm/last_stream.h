@@ -25,7 +25,7 @@ extern constinit thread_local LastStream t_last_stream;  // physical_run.cc
 // Any thread, never blocks. The runtime stream for `s` if this thread
 // resolved it last and the VM still accepts work; else null (then
 // ResolveStream, which also names the problem).
-inline VmStream* LastResolvedStream(Stream s) {
+[[gnu::always_inline]] inline VmStream* LastResolvedStream(Stream s) {
   VmImpl& vm = ProcessVm();
   const internal_run::LastStream& last = internal_run::t_last_stream;
   if (last.vm == &vm && last.index == s.index() && last.device == s.device() && !vm.shut_down())

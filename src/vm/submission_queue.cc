@@ -80,6 +80,11 @@ namespace internal_submit {
 constinit thread_local int64_t t_since_check = 0;
 }  // namespace internal_submit
 
+absl::Status SubmissionQueue::AppendOneTraced(Instruction* instr) {
+  SubmitSlice trace(instr);
+  return AppendOneUntraced(instr);
+}
+
 absl::Status SubmissionQueue::RefuseOne(Instruction* instr) {
   InstructionList list;
   list.PushBack(instr);

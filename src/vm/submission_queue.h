@@ -47,7 +47,11 @@ class SubmissionQueue {
   // the list's loops. Same thread rule and errors.
   [[gnu::always_inline]] absl::Status AppendOne(Instruction* instr) {
     EAGERVM_DCHECK(instr->prepared, "SubmissionQueue::AppendOne: not prepared");
-    SubmitSlice trace(instr);
+    if (profiler::Enabled()) [[unlikely]]
+      return AppendOneTraced(instr);
+    return AppendOneUntraced(instr);
+  }
+  [[gnu::always_inline]] absl::Status AppendOneUntraced(Instruction* instr) {
     WaitForRoomIfDue(1);
     instr->next = nullptr;
     if (!Push(instr, instr, 1, /*wake_scheduler=*/true)) [[unlikely]]
@@ -79,7 +83,7 @@ class SubmissionQueue {
   // writes `finished` all the time), so with a large limit each submitting
   // thread checks once per kStride instructions: it may overshoot the limit
   // by that many, which a limit of thousands absorbs.
-  bool CheckDue(size_t n) const {
+  [[gnu::always_inline]] bool CheckDue(size_t n) const {
     constexpr int64_t kStride = 64;
     if (options_.max_in_flight < 64 * kStride) return true;
     int64_t& since_check = internal_submit::t_since_check;
@@ -91,7 +95,7 @@ class SubmissionQueue {
   }
   void WaitForRoom();
   // Back-pressure for `n` more instructions (Backpressure::kWait).
-  void WaitForRoomIfDue(size_t n) {
+  [[gnu::always_inline]] void WaitForRoomIfDue(size_t n) {
     if (!options_.synchronous && CheckDue(n) && !base::OnVmThread() &&
         counters_->in_flight() >= options_.max_in_flight) {
       WaitForRoom();
@@ -99,7 +103,8 @@ class SubmissionQueue {
   }
   // Marks the list head..tail (n instructions) pending and pushes it; false,
   // nothing pushed, once closed.
-  bool Push(Instruction* head, Instruction* tail, size_t n, bool wake_scheduler) {
+  [[gnu::always_inline]] bool Push(Instruction* head, Instruction* tail, size_t n,
+                                   bool wake_scheduler) {
     head->batch_tail = tail;
     head->batch_size = n;
     // Counted before the push: the scheduler may finish them before this
@@ -123,6 +128,7 @@ class SubmissionQueue {
     return true;
   }
   absl::Status RefuseOne(Instruction* instr);
+  absl::Status AppendOneTraced(Instruction* instr);  // in a "submit" slice
 
   const VmOptions& options_;
   VmCounters* counters_;

@@ -1,0 +1,121 @@
+// The ops' way into the VM, inline: one kernel call becomes one
+// instruction, handed to the VM as a list of its own (no builder). Every
+// built-in op, custom op and collective comes through SubmitKernelCall; it
+// is inline so that an op's whole path on its thread is one function
+// (issue 15: a call layer costs ~25 instructions per op).
+#ifndef EAGERVM_VM_SUBMIT_KERNEL_CALL_H_
+#define EAGERVM_VM_SUBMIT_KERNEL_CALL_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "vm/builder.h"
+#include "vm/instruction_pool.h"
+#include "vm/kernel_args.h"
+#include "vm/last_stream.h"
+#include "vm/op_call_policy.h"
+#include "vm/physical_run.h"
+#include "vm/process_vm.h"
+#include "vm/tensor_impl.h"
+#include "vm/vm_impl.h"
+
+namespace eagervm::vm {
+
+namespace internal_submit {
+// The slow paths, out of line (eager_builder.cc): inside a build callback
+// or a capture, the call is built into the running PhysicalRun
+// (EagerBuilder::CallKernel, or the recorder's); and the errors.
+absl::Status SubmitInBuild(const KernelCall& call, const KernelCallArgs& a, Stream stream);
+absl::Status TooManyScalars(const char* op);
+absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
+}  // namespace internal_submit
+
+// The instruction of one kernel call on `stream` (resolved first), its
+// operands recorded and their storages noted written, in kBuilding; or
+// null with *error set (no such stream, too many scalars). Builds nothing
+// that could drop a tensor, so no nested PhysicalRun can start inside it.
+// Inline in every op: it is most of an op's cost on its thread.
+[[gnu::always_inline]] inline Instruction* NewKernelCall(const KernelCall& call,
+                                                         const KernelCallArgs& a, Stream stream,
+                                                         absl::Status* error) {
+  VmStream* vs = LastResolvedStream(stream);
+  if (vs == nullptr) [[unlikely]] {
+    absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
+    if (!resolved.ok()) {
+      *error = internal_submit::Unresolved(std::move(resolved));
+      return nullptr;
+    }
+    vs = *resolved;
+  }
+  if (a.scalars.size() > internal::KernelArgs::kMaxScalars) [[unlikely]] {
+    *error = internal_submit::TooManyScalars(call.name);
+    return nullptr;
+  }
+  Instruction* instr = InstructionPool::Acquire();
+  OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
+  instr->set_stream(vs);
+  internal::KernelArgs& args = policy->args();
+  if (a.attrs != nullptr && *a.attrs != nullptr) [[unlikely]]
+    args.attrs = *a.attrs;
+  for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
+  // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
+  // while the operands are at hand: the storages and the inline bytes.
+  const uint32_t operands = static_cast<uint32_t>(a.inputs.size() + a.outputs.size());
+  size_t bytes = 0;
+  auto meta_of = [&](const internal::TensorImpl& t) {
+    if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
+      bytes += t.blob()->nbytes();
+      return whole;
+    }
+    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
+    return internal::StableMeta(&args, t.meta, operands);
+  };
+  const auto num_inputs = static_cast<uint32_t>(a.inputs.size());
+  const auto num_outputs = static_cast<uint32_t>(a.outputs.size());
+  internal::Operand* in = args.inputs.append_uninitialized(num_inputs);
+  internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
+  Access* access = instr->accesses.append_uninitialized(operands);
+  for (uint32_t i = 0; i < num_inputs; ++i) {
+    const internal::TensorImpl& t = *a.inputs[i]->impl();
+    BlobObject* blob = t.blob();
+    const bool write = call.mutates(static_cast<int>(i));
+    if (write) {
+      blob->NoteWrite(vs);
+    } else if (blob->producer() == nullptr) [[unlikely]] {
+      args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
+    }
+    in[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
+    access[i] = Access{blob, write};
+  }
+  for (uint32_t i = 0; i < num_outputs; ++i) {
+    const internal::TensorImpl& t = *a.outputs[i]->impl();
+    BlobObject* blob = t.blob();
+    blob->NoteWrite(vs);
+    out[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
+    access[num_inputs + i] = Access{blob, true};
+  }
+  instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
+  instr->prepared = true;
+  return instr;
+}
+
+
+// PhysicalRun + CallKernel for one call, without the builder: outside a
+// build callback and a capture, the call's instruction goes to the VM as a
+// list of its own (the ops' path: SubmitOp); inside them, it is built into
+// the running PhysicalRun as CallKernel would. Any user thread; blocks only
+// for back-pressure.
+[[gnu::always_inline]] inline absl::Status SubmitKernelCall(const KernelCall& call,
+                                                            const KernelCallArgs& a,
+                                                            Stream stream) {
+  if (InBuildCallback()) [[unlikely]]
+    return internal_submit::SubmitInBuild(call, a, stream);
+  absl::Status error;
+  Instruction* instr = NewKernelCall(call, a, stream, &error);
+  if (instr == nullptr) [[unlikely]]
+    return error;
+  return ProcessVm().ReceiveOne(instr);
+}
+
+}  // namespace eagervm::vm
+
+#endif  // EAGERVM_VM_SUBMIT_KERNEL_CALL_H_
