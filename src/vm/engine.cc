@@ -92,11 +92,11 @@ bool Engine::ReleaseFinished() {
   return progress;
 }
 
-void Engine::Release(Instruction* instr) {
+void Engine::Release(Instruction* instr, bool lively) {
   for (Instruction* succ : instr->on_release) {
     if (--succ->in_degree == 0) MakeReady(succ);
   }
-  LivelyErase(instr);
+  if (lively) LivelyErase(instr);
   VmCounters::Add<uint64_t>(counters_->finished, 1);
   InstructionPool::Recycle(instr);
 }
@@ -124,22 +124,25 @@ bool Engine::RunBarriers() {
 void Engine::Intake(InstructionList* list) {
   while (!list->empty()) {
     Instruction* instr = list->PopFront();
-    LivelyPush(instr);
     if (instr->policy()->IsBarrier()) {
+      LivelyPush(instr);
       instr->set_state(InstrState::kBarrier);
       barriers_.PushBack(instr);
       continue;
     }
     Link(instr);
-    if (instr->in_degree == 0) {
+    if (instr->in_degree == 0 && ready_.empty()) {
       // With nothing ready before it, dispatching it now is what the ready
-      // list would do next (it is FIFO), minus the list.
-      if (ready_.empty()) {
-        instr->set_state(InstrState::kReady);
-        Dispatch(instr);
-      } else {
-        MakeReady(instr);
-      }
+      // list would do next (it is FIFO), minus the list. It joins the
+      // lively list only if it is not released at once: it is the newest
+      // instruction, so it still joins in arrival order.
+      instr->set_state(InstrState::kReady);
+      Dispatch(instr, /*lively=*/false);
+      continue;
+    }
+    LivelyPush(instr);
+    if (instr->in_degree == 0) {
+      MakeReady(instr);
     } else {
       instr->set_state(InstrState::kWaiting);
     }
@@ -241,7 +244,7 @@ void Engine::FlushHandoffs() {
   handoff_streams_.clear();
 }
 
-void Engine::Dispatch(Instruction* instr) {
+void Engine::Dispatch(Instruction* instr, bool lively) {
   VmStream* s = instr->stream();
   const bool inline_run = s->worker() == nullptr || RunsInline(s, instr);
   instr->set_state(InstrState::kRunning);
@@ -270,10 +273,11 @@ void Engine::Dispatch(Instruction* instr) {
     // is in order per stream): released now, not in a later pass through the
     // stream's running list.
     if (was_idle && (s->done_when_run_returns() || s->policy()->QueryDone(instr))) {
-      Release(instr);
+      Release(instr, lively);
       return;
     }
   }
+  if (!lively) LivelyPush(instr);
   s->running.PushBack(instr);
   VmCounters::Add<int64_t>(counters_->running_depth, 1);
   if (!s->active) {

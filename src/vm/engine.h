@@ -82,10 +82,12 @@ class Engine {
   void Link(Instruction* instr);
   void AddEdge(const InstrRef& src, Instruction* dst);
   bool DispatchReady();
-  void Dispatch(Instruction* instr);
+  // `lively`: the instruction is in the lively list already; if not (taken
+  // in and dispatched at once), it joins it unless it is released here.
+  void Dispatch(Instruction* instr, bool lively = true);
   bool RunsInline(const VmStream* s, const Instruction* instr) const;
   void FlushHandoffs();
-  void Release(Instruction* instr);
+  void Release(Instruction* instr, bool lively = true);
   void MakeReady(Instruction* instr);
   void LivelyPush(Instruction* instr);
   void LivelyErase(Instruction* instr);

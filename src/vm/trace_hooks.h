@@ -33,8 +33,9 @@ class ComputeSlice {
   void End();
 
   profiler::ThreadBuffer* buffer_ = nullptr;
-  const char* name_ = nullptr;
-  int64_t start_ns_ = 0;
+  // Set by Begin(), read only when buffer_ is (no stores per op untraced).
+  const char* name_;
+  int64_t start_ns_;
 };
 
 // Around VmImpl::Receive: a slice on the user's row named by the first
