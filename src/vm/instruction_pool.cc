@@ -9,7 +9,7 @@
 namespace eagervm::vm {
 namespace {
 
-constexpr size_t kBatch = 64;
+using internal_pool::kBatch;
 
 using internal_pool::FreeList;
 
@@ -45,11 +45,8 @@ constexpr uint64_t kIdBlock = 1024;  // ids taken from next_id at a time (intern
 // TLS load with no initialisation guard (a thread_local object with a
 // destructor is reached through a wrapper call on every access).
 using internal_pool::t_acquire;
-constinit thread_local FreeList t_recycle;  // filled by Recycle, given back in batches
-// Set once this thread's cache has been given back at thread exit.
-// Thread-local destructors of the main thread run before atexit handlers
-// (where the VM drains), so the pool must keep working without the cache.
-constinit thread_local bool t_cache_gone = false;
+using internal_pool::t_cache_gone;
+using internal_pool::t_recycle;
 
 // Gives the cache back when its thread exits. Touched (armed) only when a
 // cache list goes from empty to non-empty, off the hot path.
@@ -90,6 +87,10 @@ Instruction* AcquireUncached() {
 
 namespace internal_pool {
 constinit thread_local FreeList t_acquire;
+constinit thread_local FreeList t_recycle;
+// Thread-local destructors of the main thread run before atexit handlers
+// (where the VM drains), so the pool must keep working without the cache.
+constinit thread_local bool t_cache_gone = false;
 constinit thread_local uint64_t t_next_id = 0, t_end_id = 0;
 }  // namespace internal_pool
 
@@ -114,10 +115,7 @@ uint64_t InstructionPool::NewIdBlock() {
   return internal_pool::t_next_id++;
 }
 
-void InstructionPool::Recycle(Instruction* instr) {
-  instr->set_state(InstrState::kFree);  // first: a failed check still names the policy
-  instr->DestroyPolicy();
-  instr->id_.store(0, std::memory_order_relaxed);
+void InstructionPool::RecycleSlow(Instruction* instr) {
   if (t_cache_gone) [[unlikely]] {
     FreeList l;
     l.Push(instr);

@@ -36,6 +36,10 @@ struct FreeList {
 // This thread's cache (instruction_pool.cc): plain constinit thread-locals,
 // so the inline Acquire is a TLS load with no initialisation guard.
 extern constinit thread_local FreeList t_acquire;  // handed out by Acquire
+extern constinit thread_local FreeList t_recycle;  // filled by Recycle, given back in batches
+// Set once this thread's cache has been given back at thread exit.
+extern constinit thread_local bool t_cache_gone;
+inline constexpr size_t kBatch = 64;  // instructions moved to or from the shared list at a time
 // Ids are handed to each thread in blocks: a fetch_add per instruction on
 // one shared line made every submitting thread take that line exclusive.
 extern constinit thread_local uint64_t t_next_id, t_end_id;
@@ -60,7 +64,18 @@ class InstructionPool {
   // Destroys the policy and returns the instruction (state kFree); its id goes
   // stale. Only from kBuilding (never handed to the engine), kRunning or
   // kBarrier (released): Instruction::set_state checks it.
-  static void Recycle(Instruction* instr);
+  [[gnu::always_inline]] static void Recycle(Instruction* instr) {
+    instr->set_state(InstrState::kFree);  // first: a failed check still names the policy
+    instr->DestroyPolicy();
+    instr->id_.store(0, std::memory_order_relaxed);
+    internal_pool::FreeList& cache = internal_pool::t_recycle;
+    if (cache.empty() || cache.size + 1 >= internal_pool::kBatch || internal_pool::t_cache_gone)
+        [[unlikely]] {
+      RecycleSlow(instr);
+      return;
+    }
+    cache.Push(instr);
+  }
   // The fork handlers (fork_guard.cc) hold the shared free list's lock across
   // fork(), so a child never inherits it locked by a thread it does not have.
   static void LockForFork();
@@ -88,6 +103,9 @@ class InstructionPool {
   static uint64_t NewIdBlock();
   // t_acquire is empty: refills it and takes one.
   static Instruction* Refill();
+  // Recycle's cases off the hot path: the cache is empty (its thread-exit
+  // hook is armed), full (given back), or gone (thread exit).
+  static void RecycleSlow(Instruction* instr);
 };
 
 }  // namespace eagervm::vm

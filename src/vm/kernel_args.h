@@ -39,13 +39,14 @@ struct KernelArgs {
 
   // Operand (eagervm/custom_op.h) is public only so that KernelContext can
   // read it inline.
-  base::SmallVector<Operand, 3> inputs;
-  base::SmallVector<Operand, 2> outputs;
+  static constexpr uint32_t kInlineInputs = 3, kInlineOutputs = 2, kInlineMetas = 2;
+  base::SmallVector<Operand, kInlineInputs> inputs;
+  base::SmallVector<Operand, kInlineOutputs> outputs;
   // The metas of operands that are not their storage's whole extent (views,
   // graph values), which Operand::meta points at: StableMeta() reserves room
   // for every operand before the first copy, so a pointer, once taken, never
   // moves while the arguments live.
-  base::SmallVector<TensorMeta, 2> metas;
+  base::SmallVector<TensorMeta, kInlineMetas> metas;
   Scalar scalars[kMaxScalars];
   std::shared_ptr<const Attrs> attrs;  // null when there are none
   uint64_t mutated_mask = 0;
@@ -60,11 +61,12 @@ struct KernelArgs {
   // kernel reports: "never written"): nothing else keeps them alive.
   std::vector<std::shared_ptr<vm::BlobObject>> keep_alive;
 
-  // True if destroying these arguments would do nothing: no heap block, no
-  // reference held (InstructionPolicy::destructor_is_noop).
-  bool HoldsNothing() const {
-    return attrs == nullptr && keep_alive.capacity() == 0 && inputs.is_inline() &&
-           outputs.is_inline() && metas.is_inline() && temps.is_inline();
+  // True if, the kernel's temporaries aside, destroying these arguments
+  // would do nothing: no heap block, no reference held
+  // (InstructionPolicy::destructor_is_noop).
+  bool HoldsNothingButTemps() const {
+    return attrs == nullptr && keep_alive.empty() && inputs.is_inline() && outputs.is_inline() &&
+           metas.is_inline();
   }
 };
 

@@ -98,7 +98,7 @@ void OpCallPolicy::Compute(VmStream* stream) {
   // mutated inputs carry none: an input's error stops the call above, and
   // nothing else writes them meanwhile (their writers are ordered).
   for (internal::Operand& o : args_.outputs) o.blob->clear_error();
-  destructor_is_noop_ = args_.HoldsNothing();
+  destructor_is_noop_ = holds_nothing_but_temps_ && args_.temps.is_inline();
 }
 
 }  // namespace eagervm::vm

@@ -29,6 +29,22 @@ absl::Status TooManyScalars(const char* op);
 absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
 }  // namespace internal_submit
 
+// The meta an operand for `t` points at (Operand::meta), among the
+// `operands` of `args`; adds t's bytes to *bytes, and clears *holds_nothing
+// when the copy takes a heap block.
+[[gnu::always_inline]] inline const TensorMeta* OperandMeta(const internal::TensorImpl& t,
+                                                            internal::KernelArgs* args,
+                                                            uint32_t operands, size_t* bytes,
+                                                            bool* holds_nothing) {
+  if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
+    *bytes += t.blob()->nbytes();
+    return whole;
+  }
+  *bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
+  if (operands > internal::KernelArgs::kInlineMetas) *holds_nothing = false;
+  return internal::StableMeta(args, t.meta, operands);
+}
+
 // The instruction of one kernel call on `stream` (resolved first), its
 // operands recorded and their storages noted written, in kBuilding; or
 // null with *error set (no such stream, too many scalars). Builds nothing
@@ -54,21 +70,19 @@ absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
   OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
   instr->set_stream(vs);
   internal::KernelArgs& args = policy->args();
-  if (a.attrs != nullptr && *a.attrs != nullptr) [[unlikely]]
+  // Whether destroying the arguments will do nothing (see below), tracked
+  // as they are filled: a few branches the compiler folds, not a re-check.
+  bool holds_nothing = a.inputs.size() <= internal::KernelArgs::kInlineInputs &&
+                       a.outputs.size() <= internal::KernelArgs::kInlineOutputs;
+  if (a.attrs != nullptr && *a.attrs != nullptr) [[unlikely]] {
     args.attrs = *a.attrs;
+    holds_nothing = false;
+  }
   for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
   // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
   // while the operands are at hand: the storages and the inline bytes.
   const uint32_t operands = static_cast<uint32_t>(a.inputs.size() + a.outputs.size());
   size_t bytes = 0;
-  auto meta_of = [&](const internal::TensorImpl& t) {
-    if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
-      bytes += t.blob()->nbytes();
-      return whole;
-    }
-    bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
-    return internal::StableMeta(&args, t.meta, operands);
-  };
   const auto num_inputs = static_cast<uint32_t>(a.inputs.size());
   const auto num_outputs = static_cast<uint32_t>(a.outputs.size());
   internal::Operand* in = args.inputs.append_uninitialized(num_inputs);
@@ -82,18 +96,21 @@ absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
       blob->NoteWrite(vs);
     } else if (blob->producer() == nullptr) [[unlikely]] {
       args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
+      holds_nothing = false;
     }
-    in[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
+    in[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing), t.offset, nullptr);
     access[i] = Access{blob, write};
   }
   for (uint32_t i = 0; i < num_outputs; ++i) {
     const internal::TensorImpl& t = *a.outputs[i]->impl();
     BlobObject* blob = t.blob();
     blob->NoteWrite(vs);
-    out[i] = internal::Operand(blob, meta_of(t), t.offset, nullptr);
+    out[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing), t.offset, nullptr);
     access[num_inputs + i] = Access{blob, true};
   }
   instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
+  EAGERVM_DCHECK(holds_nothing == args.HoldsNothingButTemps(), "NewKernelCall: holds_nothing");
+  policy->set_holds_nothing_but_temps(holds_nothing);
   instr->prepared = true;
   return instr;
 }
