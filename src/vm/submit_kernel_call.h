@@ -126,8 +126,14 @@ absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
                                                             Stream stream) {
   if (InBuildCallback()) [[unlikely]]
     return internal_submit::SubmitInBuild(call, a, stream);
+  // Local copies, which never escape: the compiler then keeps their fields
+  // (often constants: an op's operand counts) in registers across the
+  // atomics below, instead of reloading them from `a` and `call` (whose
+  // address escapes into SubmitInBuild).
+  const KernelCall local_call = call;
+  const KernelCallArgs local_args = a;
   absl::Status error;
-  Instruction* instr = NewKernelCall(call, a, stream, &error);
+  Instruction* instr = NewKernelCall(local_call, local_args, stream, &error);
   if (instr == nullptr) [[unlikely]]
     return error;
   return ProcessVm().ReceiveOne(instr);
