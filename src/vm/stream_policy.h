@@ -45,9 +45,10 @@ class StreamPolicy {
   // Scheduler thread: is the instruction finished as far as its successors on
   // other streams and the release of its memory are concerned?
   virtual bool QueryDone(const Instruction* instr) const = 0;
-  // True if QueryDone() holds for every instruction once Run() returns (a
-  // host stream): the engine then releases what it ran inline without asking.
-  virtual bool DoneWhenRunReturns() const { return false; }
+  // True if Run(stream, instr) is exactly instr->policy()->Compute(stream)
+  // followed by instr->MarkDone() (a host stream): the engine then computes
+  // what it runs inline itself, and releases it without asking QueryDone().
+  virtual bool RunIsCompute() const { return false; }
   virtual void* native_handle() const { return nullptr; }
   // The stream's thread, inside Run(): copies `copy` between this device and
   // another (DeviceCopyPolicy), allocating the destination if needed. Only

@@ -53,27 +53,20 @@ absl::Status SubmissionQueue::Refuse(InstructionList* list) {
       "the eagervm VM has been shut down; no more work is accepted");
 }
 
-// Takes the stack of pushed lists and appends them to `into` in push order.
+// Takes the stack of pushed lists and appends them to `into` in push order:
+// walking down from the newest list, each one goes in front of those above it.
 void SubmissionQueue::Drain(Instruction* top, InstructionList* into) {
-  Instruction* fifo = nullptr;  // the stack reversed: oldest first
+  InstructionList fifo;
   while (top != nullptr) {
     Instruction* below = top->batch_next;
-    top->batch_next = fifo;
-    fifo = top;
+    top->batch_tail->next = fifo.head;
+    if (fifo.tail == nullptr) fifo.tail = top->batch_tail;
+    fifo.head = top;
+    fifo.size += top->batch_size;
     top = below;
   }
-  int64_t taken = 0;
-  for (Instruction* b = fifo; b != nullptr;) {
-    Instruction* after = b->batch_next;
-    InstructionList batch;
-    batch.head = b;
-    batch.tail = b->batch_tail;
-    batch.size = b->batch_size;
-    taken += static_cast<int64_t>(b->batch_size);
-    into->Splice(&batch);
-    b = after;
-  }
-  VmCounters::Add<uint64_t>(counters_->taken_in, static_cast<uint64_t>(taken));
+  VmCounters::Add<uint64_t>(counters_->taken_in, static_cast<uint64_t>(fifo.size));
+  into->Splice(&fifo);
 }
 
 namespace internal_submit {

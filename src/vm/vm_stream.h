@@ -23,7 +23,7 @@ class VmStream {
         policy_(std::move(policy)),
         worker_(worker),
         context_(context),
-        done_when_run_returns_(policy_->DoneWhenRunReturns()) {}
+        run_is_compute_(policy_->RunIsCompute()) {}
   VmStream(const VmStream&) = delete;
   VmStream& operator=(const VmStream&) = delete;
 
@@ -34,8 +34,8 @@ class VmStream {
   StreamWorker* worker() const { return worker_; }
   // The VM that owns the stream, for the code it runs (error sink, options).
   VmContext* context() const { return context_; }
-  // StreamPolicy::DoneWhenRunReturns(), read once.
-  bool done_when_run_returns() const { return done_when_run_returns_; }
+  // StreamPolicy::RunIsCompute(), read once.
+  bool run_is_compute() const { return run_is_compute_; }
 
   // --- scheduler thread only ---
   // On their own cache line: submitting threads read id() on every op, and
@@ -50,7 +50,7 @@ class VmStream {
   std::unique_ptr<StreamPolicy> policy_;
   StreamWorker* worker_;
   VmContext* context_;
-  bool done_when_run_returns_;
+  bool run_is_compute_;
 };
 
 }  // namespace eagervm::vm

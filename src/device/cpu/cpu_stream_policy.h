@@ -18,7 +18,7 @@ class CpuStreamPolicy final : public vm::StreamPolicy {
   bool OnSchedulerThread() const override { return on_scheduler_thread_; }
   void Run(vm::VmStream* stream, vm::Instruction* instr) override;
   bool QueryDone(const vm::Instruction* instr) const override;
-  bool DoneWhenRunReturns() const override { return true; }
+  bool RunIsCompute() const override { return true; }
 
  private:
   std::unique_ptr<memory::Allocator> allocator_;
