@@ -92,7 +92,7 @@ bool Engine::ReleaseFinished() {
   return progress;
 }
 
-void Engine::Release(Instruction* instr, bool lively) {
+[[gnu::always_inline]] inline void Engine::Release(Instruction* instr, bool lively) {
   for (Instruction* succ : instr->on_release) {
     if (--succ->in_degree == 0) MakeReady(succ);
   }

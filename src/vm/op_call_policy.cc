@@ -89,6 +89,7 @@ void OpCallPolicy::Compute(VmStream* stream) {
   if (!args_.temps.empty()) [[unlikely]] {
     for (auto& [ptr, bytes] : args_.temps) stream->allocator()->Deallocate(ptr, bytes);
     args_.temps.clear();
+    if (!args_.temps.is_inline()) destructor_is_noop_ = false;  // the block it grew
   }
   if (!status.ok()) [[unlikely]] {
     Fail(stream, std::move(status));
@@ -98,7 +99,6 @@ void OpCallPolicy::Compute(VmStream* stream) {
   // mutated inputs carry none: an input's error stops the call above, and
   // nothing else writes them meanwhile (their writers are ordered).
   for (internal::Operand& o : args_.outputs) o.blob->clear_error();
-  destructor_is_noop_ = holds_nothing_but_temps_ && args_.temps.is_inline();
 }
 
 }  // namespace eagervm::vm

@@ -24,9 +24,10 @@ class OpCallPolicy final : public InstructionPolicy {
   internal::KernelArgs& args() { return args_; }
   // Set by the builder once the arguments are complete: true if, the
   // kernel's temporaries aside, destroying them would do nothing (no
-  // attributes, nothing kept alive, operands inline). Compute() adds the
-  // temporaries (InstructionPolicy::destructor_is_noop).
-  void set_holds_nothing_but_temps(bool v) { holds_nothing_but_temps_ = v; }
+  // attributes, nothing kept alive, operands inline). Compute() clears it
+  // if the kernel's temporaries took a heap block
+  // (InstructionPolicy::destructor_is_noop).
+  void set_holds_nothing_but_temps(bool v) { destructor_is_noop_ = v; }
 
  private:
   bool mutates(size_t input) const { return (args_.mutated_mask >> input) & 1; }
@@ -38,7 +39,6 @@ class OpCallPolicy final : public InstructionPolicy {
   const char* name_;
   const KernelFn* kernel_;
   bool may_run_inline_;
-  bool holds_nothing_but_temps_ = false;
   internal::KernelArgs args_;
 };
 
