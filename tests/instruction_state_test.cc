@@ -330,13 +330,14 @@ TEST_F(EngineStates, SameStreamEdgeIsSatisfiedAtDispatch) {
   BlobObject* x = Blob();
   BlobObject* y = Blob();
   // 1 waits for 0 (another stream), so 2 is linked to 1 before 1 dispatches.
-  Submit({Build(0, s0, {{y, true}}), Build(1, s, {{y, false}, {x, true}}),
-          Build(2, s, {{x, false}})});
+  Submit(
+      {Build(0, s0, {{y, true}}), Build(1, s, {{y, false}, {x, true}}), Build(2, s, {{x, false}})});
   EXPECT_EQ(Snapshot(), "0:running 1:waiting 2:waiting");
   Finish(0);
   EXPECT_TRUE(Pass());
   ASSERT_EQ(log_.computed, (std::vector<int>{0, 1, 2}));
-  EXPECT_EQ(log_.snapshots[1], "0:free 1:running 2:ready");  // ready at 1's dispatch, before it runs
+  EXPECT_EQ(log_.snapshots[1],
+            "0:free 1:running 2:ready");  // ready at 1's dispatch, before it runs
   EXPECT_EQ(log_.snapshots[2], "0:free 1:running 2:running");
 
   Finish(2);  // finished out of order: still released after 1

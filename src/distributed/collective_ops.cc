@@ -13,8 +13,8 @@
 #include "ops/submit_op.h"
 #include "vm/caller_runs.h"
 #include "vm/comm_stream.h"
-#include "vm/submit_kernel_call.h"
 #include "vm/physical_run.h"
+#include "vm/submit_kernel_call.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {

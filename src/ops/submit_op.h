@@ -16,8 +16,8 @@
 #include "ops/op_def.h"
 #include "vm/builder.h"
 #include "vm/current_stream.h"
-#include "vm/submit_kernel_call.h"
 #include "vm/kernel_call.h"
+#include "vm/submit_kernel_call.h"
 #include "vm/tensor_impl.h"  // CheckTensor, NewTensor
 
 namespace eagervm::internal {
@@ -51,11 +51,10 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
 // device; the kernel is picked by `dtype`. Tensors are already validated.
 // Inline: with the VM's one out-of-line call (SubmitKernelCall) it is every
 // op's path, and a call layer costs ~25 instructions per op (issue 15).
-[[gnu::always_inline]] inline absl::Status SubmitOp(const OpDef& def, DType dtype,
-                                                    absl::Span<const Tensor* const> inputs,
-                             absl::Span<const Tensor* const> outputs,
-                             absl::Span<const Scalar> scalars = {},
-                             const std::shared_ptr<const Attrs>* attrs = nullptr) {
+[[gnu::always_inline]] inline absl::Status SubmitOp(
+    const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
+    absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
+    const std::shared_ptr<const Attrs>* attrs = nullptr) {
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
   const Device device = first->impl()->meta.device;  // validated: defined
   // Shapes inferred from valid inputs may still be too large (broadcasting
@@ -73,9 +72,9 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
                               vm::CurrentStream(device));
 }
 [[gnu::always_inline]] inline absl::Status SubmitOp(const OpDef& def, DType dtype,
-                             std::initializer_list<const Tensor*> inputs,
-                             std::initializer_list<const Tensor*> outputs,
-                             std::initializer_list<Scalar> scalars = {}) {
+                                                    std::initializer_list<const Tensor*> inputs,
+                                                    std::initializer_list<const Tensor*> outputs,
+                                                    std::initializer_list<Scalar> scalars = {}) {
   return SubmitOp(def, dtype, absl::MakeConstSpan(inputs.begin(), inputs.size()),
                   absl::MakeConstSpan(outputs.begin(), outputs.size()),
                   absl::MakeConstSpan(scalars.begin(), scalars.size()));

@@ -30,7 +30,7 @@ class VmStream;
 struct KernelCallArgs {
   absl::Span<const Tensor* const> inputs;
   absl::Span<const Tensor* const> outputs;
-  absl::Span<const Scalar> scalars;    // at most kMaxScalars (built-ins' scalar arguments)
+  absl::Span<const Scalar> scalars;  // at most kMaxScalars (built-ins' scalar arguments)
   // Null, or pointing at null, when there are none; lives for the call (the
   // instruction takes a reference of its own).
   const std::shared_ptr<const Attrs>* attrs = nullptr;

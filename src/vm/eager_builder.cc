@@ -67,7 +67,6 @@ absl::Status EagerBuilder::FinishSlow(absl::Status build_status) {
   return build_status;
 }
 
-
 absl::Status EagerBuilder::CallKernel(const KernelCall& call, const KernelCallArgs& a,
                                       Stream stream) {
   absl::Status error;

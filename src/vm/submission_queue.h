@@ -13,9 +13,9 @@
 #include "base/mutex.h"
 #include "base/notifier.h"
 #include "base/thread_role.h"
-#include "vm/trace_hooks.h"
 #include "eagervm/virtual_machine.h"
 #include "vm/instruction.h"
+#include "vm/trace_hooks.h"
 #include "vm/vm_counters.h"
 
 namespace eagervm::vm {

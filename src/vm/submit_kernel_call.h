@@ -98,14 +98,16 @@ absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
       args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
       holds_nothing = false;
     }
-    in[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing), t.offset, nullptr);
+    in[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing),
+                              t.offset, nullptr);
     access[i] = Access{blob, write};
   }
   for (uint32_t i = 0; i < num_outputs; ++i) {
     const internal::TensorImpl& t = *a.outputs[i]->impl();
     BlobObject* blob = t.blob();
     blob->NoteWrite(vs);
-    out[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing), t.offset, nullptr);
+    out[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing),
+                               t.offset, nullptr);
     access[num_inputs + i] = Access{blob, true};
   }
   instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
@@ -114,7 +116,6 @@ absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
   instr->prepared = true;
   return instr;
 }
-
 
 // PhysicalRun + CallKernel for one call, without the builder: outside a
 // build callback and a capture, the call's instruction goes to the VM as a
