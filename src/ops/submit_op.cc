@@ -1,8 +1,6 @@
 #include "ops/submit_op.h"
 
 #include "base/str_cat.h"
-#include "vm/current_stream.h"
-#include "vm/eager_builder.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/tensor_impl.h"

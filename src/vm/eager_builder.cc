@@ -88,8 +88,6 @@ absl::Status TooManyScalars(const char* op) {
   return absl::InternalError(base::Cat(op, ": too many scalar arguments"));
 }
 
-absl::Status Unresolved(absl::StatusOr<VmStream*> resolved) { return resolved.status(); }
-
 }  // namespace internal_submit
 
 absl::Status EagerBuilder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {

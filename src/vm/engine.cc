@@ -266,27 +266,24 @@ void Engine::Dispatch(Instruction* instr, bool lively) {
     if (stamp_dispatch_) [[unlikely]]
       inline_op_.store(instr->policy()->name(), std::memory_order_relaxed);
     const bool was_idle = s->running.empty();
-    if (s->run_is_compute()) {
+    // A RunIsCompute stream's Run is the compute plus the done mark: done
+    // here, without the virtual call.
+    const bool direct = s->run_is_compute();
+    if (direct) {
       instr->policy()->Compute(s);
-      if (stamp_dispatch_) [[unlikely]]
-        inline_op_.store(nullptr, std::memory_order_relaxed);
-      // Finished here with nothing before it on its stream unreleased
-      // (release is in order per stream): released now, not in a later pass
-      // through the stream's running list (so no one asks if it is done).
-      if (was_idle) {
-        Release(instr, lively);
-        return;
-      }
-      instr->MarkDone();
     } else {
       s->policy()->Run(s, instr);
-      if (stamp_dispatch_) [[unlikely]]
-        inline_op_.store(nullptr, std::memory_order_relaxed);
-      if (was_idle && s->policy()->QueryDone(instr)) {
-        Release(instr, lively);
-        return;
-      }
     }
+    if (stamp_dispatch_) [[unlikely]]
+      inline_op_.store(nullptr, std::memory_order_relaxed);
+    // Finished here with nothing before it on its stream unreleased (release
+    // is in order per stream): released now, not in a later pass through the
+    // stream's running list (and no one need ask whether it is done).
+    if (was_idle && (direct || s->policy()->QueryDone(instr))) {
+      Release(instr, lively);
+      return;
+    }
+    if (direct) instr->MarkDone();
   }
   if (!lively) LivelyPush(instr);
   s->running.PushBack(instr);

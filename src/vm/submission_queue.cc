@@ -69,9 +69,9 @@ void SubmissionQueue::Drain(Instruction* top, InstructionList* into) {
   into->Splice(&fifo);
 }
 
-namespace internal_submit {
+namespace internal_queue {
 constinit thread_local int64_t t_since_check = 0;
-}  // namespace internal_submit
+}  // namespace internal_queue
 
 absl::Status SubmissionQueue::AppendOneTraced(Instruction* instr) {
   SubmitSlice trace(instr);

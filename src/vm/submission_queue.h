@@ -20,10 +20,10 @@
 
 namespace eagervm::vm {
 
-namespace internal_submit {
+namespace internal_queue {
 // Instructions this thread appended since it last read the in-flight count.
 extern constinit thread_local int64_t t_since_check;
-}  // namespace internal_submit
+}  // namespace internal_queue
 
 // Whether a submission may wait for back-pressure. Releases never wait: they
 // come from destructors on any thread and only ever lower the memory in use.
@@ -86,7 +86,7 @@ class SubmissionQueue {
   [[gnu::always_inline]] bool CheckDue(size_t n) const {
     constexpr int64_t kStride = 64;
     if (options_.max_in_flight < 64 * kStride) return true;
-    int64_t& since_check = internal_submit::t_since_check;
+    int64_t& since_check = internal_queue::t_since_check;
     since_check += static_cast<int64_t>(n);
     if (since_check < kStride) [[likely]]
       return false;

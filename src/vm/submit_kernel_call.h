@@ -26,7 +26,6 @@ namespace internal_submit {
 // (EagerBuilder::CallKernel, or the recorder's); and the errors.
 absl::Status SubmitInBuild(const KernelCall& call, const KernelCallArgs& a, Stream stream);
 absl::Status TooManyScalars(const char* op);
-absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
 }  // namespace internal_submit
 
 // The meta an operand for `t` points at (Operand::meta), among the
@@ -57,7 +56,7 @@ absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
   if (vs == nullptr) [[unlikely]] {
     absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
     if (!resolved.ok()) {
-      *error = internal_submit::Unresolved(std::move(resolved));
+      *error = resolved.status();
       return nullptr;
     }
     vs = *resolved;
@@ -81,10 +80,10 @@ absl::Status Unresolved(absl::StatusOr<VmStream*> resolved);
   for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
   // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
   // while the operands are at hand: the storages and the inline bytes.
-  const uint32_t operands = static_cast<uint32_t>(a.inputs.size() + a.outputs.size());
-  size_t bytes = 0;
   const auto num_inputs = static_cast<uint32_t>(a.inputs.size());
   const auto num_outputs = static_cast<uint32_t>(a.outputs.size());
+  const uint32_t operands = num_inputs + num_outputs;
+  size_t bytes = 0;
   internal::Operand* in = args.inputs.append_uninitialized(num_inputs);
   internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
   Access* access = instr->accesses.append_uninitialized(operands);
