@@ -87,6 +87,25 @@ void BM_EvmIndependent(benchmark::State& state) {
 }
 BENCHMARK(BM_EvmIndependent)->UseRealTime();
 
+// 20k dependent out-of-place adds on 1-float tensors (`t = t + one`), then
+// Sync(): the chain with inference, a fresh output and the drop of the
+// previous one per op (a ReleaseTensor instruction); what an expression in
+// user code costs.
+void BM_EvmAddChain(benchmark::State& state) {
+  Tensor one = Scalar1(1);
+  OpTimer timer;
+  for (auto _ : state) {
+    Tensor t = Scalar1(0);
+    const int64_t t0 = WallNanos();
+    for (int i = 0; i < kChainOps; ++i) t = ops::Add(t, one);
+    Check(state, Sync());
+    timer.Add(WallNanos() - t0, kChainOps);
+    ExpectValue(state, t, static_cast<float>(kChainOps));
+  }
+  timer.Report(state);
+}
+BENCHMARK(BM_EvmAddChain)->UseRealTime();
+
 // What the user thread pays per op: its CPU time in the submission loop only
 // (Sync() is not counted). "wall_ns_per_op" is the loop's wall time.
 void BM_EvmSubmit(benchmark::State& state) {

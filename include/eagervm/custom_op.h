@@ -16,6 +16,7 @@
 #include "eagervm/export.h"
 #include "eagervm/scalar.h"
 #include "eagervm/tensor.h"
+#include "eagervm/tensor_list.h"
 
 namespace eagervm {
 
@@ -30,6 +31,13 @@ struct OpOptions {
   // of handing it to the stream's worker thread (a handoff costs more than a
   // tiny kernel). Off by default: a user kernel may block. Built-ins set it.
   bool small_runs_inline = false;
+  // Each thread remembers the op's inference: a call whose input metas and
+  // attrs equal an earlier call's on the same thread gets that call's output
+  // metas without running InferFn (OneFlow's "don't re-infer identical op
+  // nodes"; issue 15). So InferFn must be a pure function of its arguments,
+  // as the contract below says. Set false for an InferFn that reads state of
+  // its own (a global switch, a counter): it then runs on every call.
+  bool cache_inference = true;
 };
 
 namespace vm {
@@ -139,8 +147,11 @@ using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; n
 // not wait for the VM (it takes the registry's lock briefly). AlreadyExists if
 // the name is taken; InvalidArgument for an empty name or `infer`, or a
 // mutated input index outside [0, 64). `infer` is kept for the rest of the
-// process and runs on each thread that calls ops::Call(name, ...), possibly
-// on several at once: it must be thread-safe, and it should not block.
+// process and runs on the threads that call ops::Call(name, ...), possibly on
+// several at once: it must be thread-safe, it should not block, and its result
+// must depend on its arguments only. A thread runs it once per distinct
+// (input metas, attrs) it calls the op with, while that result stays in the
+// thread's cache of recent inferences (OpOptions::cache_inference).
 [[nodiscard]] EAGERVM_EXPORT absl::Status RegisterOp(std::string name, InferFn infer,
                                                      OpOptions options = {});
 // Registers the kernel of `op` for a device type (it serves every dtype; check
@@ -186,13 +197,21 @@ class EAGERVM_EXPORT OpHandle {
 namespace ops {
 // Runs a registered op on the current stream of its inputs' device: infers the
 // outputs on this thread (errors are returned here, nothing queued), then queues.
-// Any user thread; does not block (except for back-pressure). `inputs` need
-// only live for the call: a braced list (`ops::Call("Scale", {x})`) or a
-// std::vector both bind, and neither is copied (a span, not a vector: no
-// allocation and no reference-count traffic per call for the inputs).
-EAGERVM_EXPORT absl::StatusOr<std::vector<Tensor>> Call(std::string_view op,
-                                                        absl::Span<const Tensor> inputs,
-                                                        Attrs attrs = {});
+// Any user thread; does not block (except for back-pressure). `inputs` and
+// `attrs` need only live for the call: a braced list (`ops::Call("Scale",
+// {x})`) or a std::vector both bind, and neither is copied.
+//
+// A repeated call costs what a built-in op costs: the inference is looked up
+// in the thread's cache (OpOptions::cache_inference), the attrs are compared
+// with the cached call's and not copied, and the outputs come back in a
+// TensorList (inline room for four), so nothing is allocated but the output
+// tensors themselves.
+//
+// (Before issue 15 it returned std::vector<Tensor> and took Attrs by value;
+// TensorList converts to std::vector<Tensor>, so such callers still compile.)
+EAGERVM_EXPORT absl::StatusOr<TensorList> Call(std::string_view op,
+                                               absl::Span<const Tensor> inputs,
+                                               const Attrs& attrs = {});
 }  // namespace ops
 
 }  // namespace eagervm

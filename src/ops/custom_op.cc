@@ -7,6 +7,7 @@
 #include "base/str_cat.h"
 #include "eagervm/status_macros.h"
 #include "eagervm/stream.h"
+#include "ops/infer_cache.h"
 #include "ops/op_registry.h"
 #include "ops/submit_op.h"
 #include "vm/tensor_impl.h"
@@ -47,63 +48,19 @@ const internal::OpDef* FindCached(std::string_view op) {
   return def;
 }
 
-// InferFn takes a std::vector of input metas, and a fresh one per call costs a
-// malloc and a free, a tenth of an empty op's submission. So each thread lends
-// one vector to its ops::Calls; a nested call (an InferFn that calls an op)
-// finds it lent and fills one of its own, as does a call during thread
-// teardown, once the thread's vector is destroyed.
-thread_local bool scratch_destroyed = false;
-struct MetaScratch {
-  std::vector<TensorMeta> metas;
-  bool lent = false;
-  ~MetaScratch() { scratch_destroyed = true; }
-};
-thread_local MetaScratch scratch;
-
-class InputMetas {
- public:
-  explicit InputMetas(absl::Span<const Tensor> inputs) {
-    if (!scratch_destroyed && !scratch.lent) {
-      lent_ = &scratch;
-      lent_->lent = true;
-      metas_ = &lent_->metas;
-    }
-    metas_->reserve(inputs.size());
-    for (const Tensor& t : inputs) metas_->push_back(t.meta());
-  }
-  ~InputMetas() {
-    if (lent_ == nullptr) return;
-    lent_->metas.clear();
-    lent_->lent = false;
-  }
-  InputMetas(const InputMetas&) = delete;
-  InputMetas& operator=(const InputMetas&) = delete;
-
-  const std::vector<TensorMeta>& get() const { return *metas_; }
-
- private:
-  MetaScratch* lent_ = nullptr;
-  std::vector<TensorMeta> own_;
-  std::vector<TensorMeta>* metas_ = &own_;
-};
-
-}  // namespace
-
-absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, absl::Span<const Tensor> inputs,
-                                         Attrs attrs) {
-  const internal::OpDef* def = FindCached(op);
-  if (def == nullptr) return absl::NotFoundError(base::Cat("ops::Call: unknown op '", op, "'"));
-  if (!def->infer) {
-    return absl::InvalidArgumentError(
-        base::Cat("ops::Call: '", op, "' is a built-in op; call it through eagervm::ops::", op));
-  }
-  absl::InlinedVector<const Tensor*, 4> in_ptrs;
-  for (const Tensor& t : inputs) in_ptrs.push_back(&t);
-  EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(*def, absl::MakeConstSpan(in_ptrs), op));
-  const InputMetas in_metas(inputs);
+// The miss path: runs the op's InferFn, checks what it returned, and
+// remembers the result when the op allows it (then *entry points into the
+// cache) or keeps it in *own.
+absl::Status Infer(const internal::OpDef& def, std::string_view op,
+                   absl::Span<const Tensor> inputs, absl::Span<const Tensor* const> in_ptrs,
+                   const Attrs& attrs, internal::InferCache* cache, uint64_t hash,
+                   internal::InferEntry* own, const internal::InferEntry** entry) {
   absl::StatusOr<std::vector<TensorMeta>> out_metas;
+  std::vector<TensorMeta> in_metas;
+  in_metas.reserve(inputs.size());
+  for (const Tensor& t : inputs) in_metas.push_back(t.meta());
   try {
-    out_metas = def->infer(in_metas.get(), attrs);
+    out_metas = def.infer(in_metas, attrs);
   } catch (const std::exception& e) {
     return absl::InternalError(base::Cat(op, ": InferFn threw: ", e.what()));
   } catch (...) {
@@ -117,10 +74,8 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, absl::Span<const T
     return absl::InvalidArgumentError(base::Cat(op, ": an op needs an input or an output"));
   }
   const Device device = !inputs.empty() ? inputs[0].device() : (*out_metas)[0].device;
-  std::vector<Tensor> outputs;
-  outputs.reserve(out_metas->size());
   for (size_t i = 0; i < out_metas->size(); ++i) {
-    TensorMeta m = (*out_metas)[i];
+    const TensorMeta& m = (*out_metas)[i];
     if (!m.shape.IsValid()) {
       return absl::InvalidArgumentError(base::Cat(op, ": InferFn returned an invalid shape ",
                                                   m.shape.ToString(), " for output ", i));
@@ -130,15 +85,54 @@ absl::StatusOr<std::vector<Tensor>> Call(std::string_view op, absl::Span<const T
                                                   m.device.ToString(), " but the op runs on ",
                                                   device.ToString()));
     }
-    outputs.push_back(internal::NewTensor(m));
   }
+  internal::InferEntry e;
+  e.def = &def;
+  e.hash = hash;
+  for (const Tensor* t : in_ptrs) e.inputs.push_back(t->meta());
+  if (!attrs.empty()) e.attrs = std::make_shared<const Attrs>(attrs);
+  e.outputs.assign(out_metas->begin(), out_metas->end());
+  if (cache != nullptr && def.options.cache_inference) {
+    *entry = cache->Insert(std::move(e));
+  } else {
+    *own = std::move(e);
+    *entry = own;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> inputs,
+                                const Attrs& attrs) {
+  const internal::OpDef* def = FindCached(op);
+  if (def == nullptr) [[unlikely]]
+    return absl::NotFoundError(base::Cat("ops::Call: unknown op '", op, "'"));
+  if (!def->infer) [[unlikely]] {
+    return absl::InvalidArgumentError(
+        base::Cat("ops::Call: '", op, "' is a built-in op; call it through eagervm::ops::", op));
+  }
+  absl::InlinedVector<const Tensor*, 4> in_ptrs;
+  for (const Tensor& t : inputs) in_ptrs.push_back(&t);
+  EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(*def, absl::MakeConstSpan(in_ptrs), op));
+  // The inference: remembered by this thread, or the InferFn's (then
+  // remembered). `entry` is read before anything below could run another
+  // ops::Call on this thread (SubmitOp copies the attrs' pointer first).
+  internal::InferCache* cache = internal::InferCache::ForThisThread();
+  const uint64_t hash = internal::InferCache::Hash(*def, absl::MakeConstSpan(in_ptrs), attrs);
+  const internal::InferEntry* entry =
+      cache != nullptr ? cache->Find(*def, hash, absl::MakeConstSpan(in_ptrs), attrs) : nullptr;
+  internal::InferEntry own;
+  if (entry == nullptr) [[unlikely]]
+    EAGERVM_RETURN_IF_ERROR(
+        Infer(*def, op, inputs, absl::MakeConstSpan(in_ptrs), attrs, cache, hash, &own, &entry));
+  TensorList outputs;
   absl::InlinedVector<const Tensor*, 4> out_ptrs;
+  for (const TensorMeta& m : entry->outputs) outputs.push_back(internal::NewTensor(m));
   for (const Tensor& t : outputs) out_ptrs.push_back(&t);
-  std::shared_ptr<const Attrs> shared_attrs;
-  if (!attrs.empty()) shared_attrs = std::make_shared<const Attrs>(std::move(attrs));
-  EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(
-      *def, !inputs.empty() ? inputs[0].dtype() : outputs[0].dtype(), absl::MakeConstSpan(in_ptrs),
-      absl::MakeConstSpan(out_ptrs), {}, &shared_attrs));
+  const DType dtype = !inputs.empty() ? inputs[0].dtype() : outputs[0].dtype();
+  EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(*def, dtype, absl::MakeConstSpan(in_ptrs),
+                                             absl::MakeConstSpan(out_ptrs), {}, &entry->attrs));
   return outputs;
 }
 

@@ -1,6 +1,9 @@
-// The stream a thread resolved last (ResolveStream's cache), for the paths
-// that resolve a stream on every op: a thread's ops go to one stream nearly
-// always, and the registry lookup costs ~40 instructions.
+// The streams a thread resolved last (ResolveStream's cache), for the paths
+// that resolve a stream on every op: a thread's ops go to one or two streams
+// nearly always, and the registry lookup costs ~40 instructions. Two slots,
+// picked by the stream index's low bit, so that a thread alternating between
+// compute streams 0 and 1 (independent work spread over two streams) hits
+// both (issue 15: one slot missed on every op there, ~60 instructions).
 #ifndef EAGERVM_VM_LAST_STREAM_H_
 #define EAGERVM_VM_LAST_STREAM_H_
 
@@ -19,15 +22,20 @@ struct LastStream {
   int index = -1;
   VmStream* stream = nullptr;
 };
-extern constinit thread_local LastStream t_last_stream;  // physical_run.cc
+inline constexpr int kLastStreamSlots = 2;
+extern constinit thread_local LastStream t_last_stream[kLastStreamSlots];  // physical_run.cc
+// The slot that caches `s`.
+inline LastStream& LastStreamSlot(Stream s) {
+  return t_last_stream[static_cast<unsigned>(s.index()) & (kLastStreamSlots - 1)];
+}
 }  // namespace internal_run
 
 // Any thread, never blocks. The runtime stream for `s` if this thread
-// resolved it last and the VM still accepts work; else null (then
+// resolved it lately and the VM still accepts work; else null (then
 // ResolveStream, which also names the problem).
 [[gnu::always_inline]] inline VmStream* LastResolvedStream(Stream s) {
   VmImpl& vm = ProcessVm();
-  const internal_run::LastStream& last = internal_run::t_last_stream;
+  const internal_run::LastStream& last = internal_run::LastStreamSlot(s);
   if (last.vm == &vm && last.index == s.index() && last.device == s.device() && !vm.shut_down())
       [[likely]] {
     return last.stream;

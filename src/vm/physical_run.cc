@@ -37,7 +37,7 @@ VmImpl& CreateProcessVm() {
 }  // namespace internal_vm
 
 namespace internal_run {
-constinit thread_local LastStream t_last_stream;
+constinit thread_local LastStream t_last_stream[kLastStreamSlots];
 }  // namespace internal_run
 
 absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op) {
@@ -52,7 +52,7 @@ absl::StatusOr<VmStream*> ResolveStream(Stream s, std::string_view op) {
   if (!stream.ok()) {
     return absl::Status(stream.status().code(), base::Cat(op, ": ", stream.status().message()));
   }
-  internal_run::t_last_stream = internal_run::LastStream{&vm, s.device(), s.index(), *stream};
+  internal_run::LastStreamSlot(s) = internal_run::LastStream{&vm, s.device(), s.index(), *stream};
   return stream;
 }
 
