@@ -1,9 +1,10 @@
 // The custom-op API: RegisterOp, RegisterKernel, OpHandle and ops::Call.
 #include "eagervm/custom_op.h"
 
+#include <memory>
 #include <string_view>
+#include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "base/str_cat.h"
 #include "eagervm/status_macros.h"
 #include "eagervm/stream.h"
@@ -48,13 +49,59 @@ const internal::OpDef* FindCached(std::string_view op) {
   return def;
 }
 
-// The miss path: runs the op's InferFn, checks what it returned, and
-// remembers the result when the op allows it (then *entry points into the
-// cache) or keeps it in *own.
-absl::Status Infer(const internal::OpDef& def, std::string_view op,
-                   absl::Span<const Tensor> inputs, absl::Span<const Tensor* const> in_ptrs,
-                   const Attrs& attrs, internal::InferCache* cache, uint64_t hash,
-                   internal::InferEntry* own, const internal::InferEntry** entry) {
+// A span's worth of tensor pointers: on the stack for up to eight (every
+// call in practice), else on the heap.
+class TensorPtrs {
+ public:
+  explicit TensorPtrs(size_t n) : n_(n) {
+    if (n > kInline) [[unlikely]] {
+      heap_ = std::make_unique<const Tensor*[]>(n);
+      data_ = heap_.get();
+    }
+  }
+  TensorPtrs(const TensorPtrs&) = delete;
+  TensorPtrs& operator=(const TensorPtrs&) = delete;
+  const Tensor*& operator[](size_t i) { return data_[i]; }
+  absl::Span<const Tensor* const> span() const { return {data_, n_}; }
+
+ private:
+  static constexpr size_t kInline = 8;
+  const Tensor* inline_[kInline];
+  std::unique_ptr<const Tensor*[]> heap_;
+  const Tensor** data_ = inline_;
+  size_t n_;
+};
+
+// Makes the outputs `entry` describes and queues the call: the end of every
+// ops::Call that got this far (inferred or remembered).
+[[gnu::always_inline]] inline absl::StatusOr<TensorList> Submit(
+    const internal::OpDef& def, absl::Span<const Tensor* const> in,
+    const internal::InferEntry& entry) {
+  TensorList outputs;
+  const size_t num_outputs = entry.outputs.size();
+  TensorPtrs out(num_outputs);
+  for (size_t i = 0; i < num_outputs; ++i) outputs.push_back(internal::NewTensor(entry.outputs[i]));
+  for (size_t i = 0; i < num_outputs; ++i) out[i] = &outputs[i];
+  const DType dtype = !in.empty() ? in[0]->impl()->meta.dtype : entry.outputs[0].dtype;
+  EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(def, dtype, in, out.span(), {}, &entry.attrs));
+  return outputs;
+}
+
+// The rest of a call the inline path could not finish: one that breaks a
+// rule (named here), or whose inference is not the thread's last call's:
+// looked up in the thread's cache, else the op's InferFn runs, its result
+// checked and remembered (when the op allows).
+absl::StatusOr<TensorList> CallSlow(const internal::OpDef& def, std::string_view op,
+                                    absl::Span<const Tensor> inputs,
+                                    absl::Span<const Tensor* const> in, const Attrs& attrs) {
+  EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(def, in, op));
+  internal::InferCache* cache =
+      def.options.cache_inference ? internal::InferCache::ForThisThread() : nullptr;
+  const uint64_t hash = cache != nullptr ? internal::InferCache::Hash(def, in, attrs) : 0;
+  if (cache != nullptr) {
+    if (const internal::InferEntry* hit = cache->Find(def, hash, in, attrs))
+      return Submit(def, in, *hit);
+  }
   absl::StatusOr<std::vector<TensorMeta>> out_metas;
   std::vector<TensorMeta> in_metas;
   in_metas.reserve(inputs.size());
@@ -89,16 +136,11 @@ absl::Status Infer(const internal::OpDef& def, std::string_view op,
   internal::InferEntry e;
   e.def = &def;
   e.hash = hash;
-  for (const Tensor* t : in_ptrs) e.inputs.push_back(t->meta());
+  for (const Tensor* t : in) e.inputs.push_back(t->meta());
   if (!attrs.empty()) e.attrs = std::make_shared<const Attrs>(attrs);
   e.outputs.assign(out_metas->begin(), out_metas->end());
-  if (cache != nullptr && def.options.cache_inference) {
-    *entry = cache->Insert(std::move(e));
-  } else {
-    *own = std::move(e);
-    *entry = own;
-  }
-  return absl::OkStatus();
+  if (cache == nullptr) return Submit(def, in, e);
+  return Submit(def, in, *cache->Insert(std::move(e)));
 }
 
 }  // namespace
@@ -112,28 +154,25 @@ absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> in
     return absl::InvalidArgumentError(
         base::Cat("ops::Call: '", op, "' is a built-in op; call it through eagervm::ops::", op));
   }
-  absl::InlinedVector<const Tensor*, 4> in_ptrs;
-  for (const Tensor& t : inputs) in_ptrs.push_back(&t);
-  EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(*def, absl::MakeConstSpan(in_ptrs), op));
-  // The inference: remembered by this thread, or the InferFn's (then
-  // remembered). `entry` is read before anything below could run another
-  // ops::Call on this thread (SubmitOp copies the attrs' pointer first).
-  internal::InferCache* cache = internal::InferCache::ForThisThread();
-  const uint64_t hash = internal::InferCache::Hash(*def, absl::MakeConstSpan(in_ptrs), attrs);
-  const internal::InferEntry* entry =
-      cache != nullptr ? cache->Find(*def, hash, absl::MakeConstSpan(in_ptrs), attrs) : nullptr;
-  internal::InferEntry own;
-  if (entry == nullptr) [[unlikely]]
-    EAGERVM_RETURN_IF_ERROR(
-        Infer(*def, op, inputs, absl::MakeConstSpan(in_ptrs), attrs, cache, hash, &own, &entry));
-  TensorList outputs;
-  absl::InlinedVector<const Tensor*, 4> out_ptrs;
-  for (const TensorMeta& m : entry->outputs) outputs.push_back(internal::NewTensor(m));
-  for (const Tensor& t : outputs) out_ptrs.push_back(&t);
-  const DType dtype = !inputs.empty() ? inputs[0].dtype() : outputs[0].dtype();
-  EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(*def, dtype, absl::MakeConstSpan(in_ptrs),
-                                             absl::MakeConstSpan(out_ptrs), {}, &entry->attrs));
-  return outputs;
+  // The inline path: inputs that pass CheckCallInputs (checked here without
+  // building a message) and the same inference as this thread's last call.
+  const size_t n = inputs.size();
+  TensorPtrs in(n);
+  bool usable = n < 64 && (def->mutated_mask >> n) == 0;  // declared mutated inputs exist
+  const uint32_t generation = vm::ForkGeneration();
+  for (size_t i = 0; i < n && usable; ++i) {
+    const internal::TensorImpl* t = inputs[i].impl().get();
+    usable = t != nullptr && t->status.ok() && t->fork_generation == generation &&
+             t->meta.device == inputs[0].impl()->meta.device;
+    in[i] = &inputs[i];
+  }
+  if (usable) [[likely]] {
+    if (const internal::InferEntry* e = internal::InferCache::FindLast(*def, in.span(), attrs))
+        [[likely]]
+      return Submit(*def, in.span(), *e);
+  }
+  for (size_t i = 0; i < n; ++i) in[i] = &inputs[i];
+  return CallSlow(*def, op, inputs, in.span(), attrs);
 }
 
 }  // namespace ops

@@ -7,31 +7,41 @@
 #include "absl/hash/hash.h"
 
 namespace eagervm::internal {
+
+namespace internal_infer {
+constinit thread_local InferCache* t_cache = nullptr;
+}  // namespace internal_infer
+
 namespace {
 
 // Set when this thread's cache is destroyed, so that an op called from a
-// later thread_local destructor does not touch it (a trivially destructible
-// flag outlives every non-trivial thread_local).
-thread_local bool t_cache_destroyed = false;
+// later thread_local destructor does not make a new one (that one would
+// never be freed). Trivially destructible, so it outlives every non-trivial
+// thread_local.
+constinit thread_local bool t_cache_destroyed = false;
 
-struct ThreadCache {
-  InferCache cache;
-  ~ThreadCache() { t_cache_destroyed = true; }
+// Owns the thread's cache; touched only when the cache is made, so the
+// lookups read a plain pointer, not a thread_local with a destructor (whose
+// every access checks an init guard).
+struct CacheOwner {
+  std::unique_ptr<InferCache> cache;
+  ~CacheOwner() {
+    internal_infer::t_cache = nullptr;
+    t_cache_destroyed = true;
+  }
 };
 
 inline uint64_t Mix(uint64_t h, uint64_t v) {
-  // One multiply-xorshift round per word (a 64-bit variant of the
-  // "fxhash"/murmur finaliser family): good enough to pick one of 16 slots,
-  // and a collision only costs a compare.
+  // One multiply-xorshift round per word (the finaliser family of
+  // murmur/fxhash): good enough to pick one of 16 slots, and a collision
+  // only costs a compare.
   h = (h ^ v) * 0x9E3779B97F4A7C15ull;
   return h ^ (h >> 29);
 }
 
 uint64_t HashAttr(const std::string& key, const AttrValue& value) {
   const uint64_t v = std::visit(
-      [](const auto& x) -> uint64_t {
-        return absl::Hash<std::decay_t<decltype(x)>>{}(x);
-      },
+      [](const auto& x) -> uint64_t { return absl::Hash<std::decay_t<decltype(x)>>{}(x); },
       value);
   return Mix(Mix(absl::Hash<std::string>{}(key), value.index()), v);
 }
@@ -39,17 +49,20 @@ uint64_t HashAttr(const std::string& key, const AttrValue& value) {
 }  // namespace
 
 InferCache* InferCache::ForThisThread() {
-  if (t_cache_destroyed) [[unlikely]]
-    return nullptr;
-  thread_local ThreadCache t_cache;
-  return &t_cache.cache;
+  if (internal_infer::t_cache != nullptr) [[likely]]
+    return internal_infer::t_cache;
+  if (t_cache_destroyed) return nullptr;
+  thread_local CacheOwner owner;
+  owner.cache = std::make_unique<InferCache>();
+  internal_infer::t_cache = owner.cache.get();
+  return internal_infer::t_cache;
 }
 
 uint64_t InferCache::Hash(const OpDef& def, absl::Span<const Tensor* const> inputs,
                           const Attrs& attrs) {
   uint64_t h = Mix(reinterpret_cast<uintptr_t>(&def), inputs.size());
   for (const Tensor* t : inputs) {
-    const TensorMeta& m = t->meta();
+    const TensorMeta& m = t->impl()->meta;
     h = Mix(h, static_cast<uint64_t>(m.shape.size()) | static_cast<uint64_t>(m.dtype) << 8 |
                    static_cast<uint64_t>(m.device.type()) << 16 |
                    static_cast<uint64_t>(static_cast<uint32_t>(m.device.index())) << 32);
@@ -62,20 +75,17 @@ uint64_t InferCache::Hash(const OpDef& def, absl::Span<const Tensor* const> inpu
 }
 
 const InferEntry* InferCache::Find(const OpDef& def, uint64_t hash,
-                                   absl::Span<const Tensor* const> inputs,
-                                   const Attrs& attrs) const {
+                                   absl::Span<const Tensor* const> inputs, const Attrs& attrs) {
   const InferEntry& e = slots_[hash % kSlots];
-  if (e.def != &def || e.hash != hash || e.inputs.size() != inputs.size()) return nullptr;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!(e.inputs[i] == inputs[i]->meta())) return nullptr;
-  }
-  if (e.attrs == nullptr) return attrs.empty() ? &e : nullptr;
-  return *e.attrs == attrs ? &e : nullptr;
+  if (e.hash != hash || !e.Matches(def, inputs, attrs)) return nullptr;
+  last_ = &e;
+  return &e;
 }
 
 const InferEntry* InferCache::Insert(InferEntry entry) {
   InferEntry& slot = slots_[entry.hash % kSlots];
   slot = std::move(entry);
+  last_ = &slot;
   return &slot;
 }
 
