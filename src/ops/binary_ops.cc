@@ -9,6 +9,12 @@ namespace eagervm::ops {
 namespace {
 
 Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
+  // Same shape, dtype and device (most elementwise calls): the output's meta
+  // is a's, nothing to broadcast, and every check below would pass.
+  if (internal::UsableWithSameMeta(a, b) && a.impl()->meta.dtype != DType::kBool) [[likely]] {
+    const TensorMeta& meta = a.impl()->meta;
+    return internal::SubmitOpWithOutput(def, meta.dtype, meta, {&a, &b});
+  }
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
   if (s.ok()) s = internal::CheckNumeric(a, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
