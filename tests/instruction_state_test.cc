@@ -144,7 +144,7 @@ class EngineStates : public ::testing::Test {
   }
   // A stream served by a real worker thread (StreamWorker), done when computed.
   VmStream* AddWorkerStream() {
-    workers_.push_back(std::make_unique<StreamWorker>("evm-test", &on_done_, /*spin_ns=*/0));
+    workers_.push_back(std::make_unique<StreamWorker>("evm-test", &completions_, /*spin_ns=*/0));
     streams_.push_back(std::make_unique<VmStream>(
         Stream(Device::Cpu(), static_cast<int>(streams_.size())),
         std::make_unique<FakeStream>(/*auto_done=*/true, false, /*on_scheduler_thread=*/false),
@@ -194,6 +194,7 @@ class EngineStates : public ::testing::Test {
   VmCounters counters_;
   Engine engine_{&counters_, /*inline_max_bytes=*/0};
   base::Notifier on_done_;
+  CompletionSignal completions_{&on_done_};  // the tests poll; no one waits on it
   std::vector<std::unique_ptr<BlobObject>> blobs_;
   std::vector<std::unique_ptr<VmStream>> streams_;
   std::vector<std::unique_ptr<StreamWorker>> workers_;  // destroyed (joined) first

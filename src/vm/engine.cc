@@ -34,6 +34,7 @@ bool Engine::Schedule(InstructionList* incoming) {
     FlushHandoffs();  // what Intake dispatched itself
   }
   counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
+  progress |= UpdateCompletionWish();
   return progress;
 }
 
@@ -42,7 +43,19 @@ bool Engine::ReleaseOnly() {
   bool progress = false;
   if (!active_streams_.empty()) progress |= ReleaseFinished();
   counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
+  progress |= UpdateCompletionWish();
   return progress;
+}
+
+// A completion can unblock an instruction waiting for a release, a barrier,
+// or a ready instruction left for the next pass (ReleaseOnly's); with none
+// of them, a worker in the middle of a batch need not wake the scheduler
+// (vm/completion_signal.h). Turning the wish on reports progress, so the
+// driver polls once more before it sleeps.
+bool Engine::UpdateCompletionWish() {
+  if (completions_ == nullptr) return false;
+  return completions_->SetEngineWaiting(waiting_count_ > 0 || !barriers_.empty() ||
+                                        !ready_.empty());
 }
 
 void Engine::RunAlone(Instruction* instr) {
@@ -145,6 +158,7 @@ void Engine::Intake(InstructionList* list) {
       MakeReady(instr);
     } else {
       instr->set_state(InstrState::kWaiting);
+      ++waiting_count_;
     }
   }
 }
@@ -208,6 +222,7 @@ void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
 }
 
 void Engine::MakeReady(Instruction* instr) {
+  if (instr->state() == InstrState::kWaiting) --waiting_count_;
   instr->set_state(InstrState::kReady);
   ready_.PushBack(instr);
 }

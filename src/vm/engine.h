@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "vm/completion_signal.h"
 #include "vm/instruction.h"
 #include "vm/instruction_policy.h"
 #include "vm/vm_counters.h"
@@ -28,11 +29,16 @@ class Engine {
  public:
   // `inline_max_bytes`: VmOptions::inline_max_bytes. `stamp_dispatch`: note
   // each dispatch's time and the op run inline, for Describe() (hang
-  // diagnostics on: VmOptions::hang_timeout_ms).
-  Engine(VmCounters* counters, int64_t inline_max_bytes, bool stamp_dispatch = false)
+  // diagnostics on: VmOptions::hang_timeout_ms). `completions`: the
+  // workers' signal, told after each pass whether the engine waits for a
+  // completion (null: workers always notify, as in tests that drive an
+  // engine by hand).
+  Engine(VmCounters* counters, int64_t inline_max_bytes, bool stamp_dispatch = false,
+         CompletionSignal* completions = nullptr)
       : counters_(counters),
         inline_max_bytes_(static_cast<size_t>(inline_max_bytes)),
-        stamp_dispatch_(stamp_dispatch) {}
+        stamp_dispatch_(stamp_dispatch),
+        completions_(completions) {}
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -91,10 +97,14 @@ class Engine {
   void MakeReady(Instruction* instr);
   void LivelyPush(Instruction* instr);
   void LivelyErase(Instruction* instr);
+  // End of a pass: tells the workers whether a completion may unblock
+  // something here; true if that has to be polled for once more.
+  bool UpdateCompletionWish();
 
   VmCounters* counters_;
   const size_t inline_max_bytes_;
   const bool stamp_dispatch_;
+  CompletionSignal* const completions_;
   bool caller_driving_ = false;
   std::atomic<const char*> inline_op_{nullptr};
   // Streams with instructions dispatched in this pass and not yet handed to
@@ -105,6 +115,7 @@ class Engine {
   Instruction* lively_head_ = nullptr;
   Instruction* lively_tail_ = nullptr;
   size_t lively_count_ = 0;
+  size_t waiting_count_ = 0;  // instructions in InstrState::kWaiting
   std::vector<VmStream*> active_streams_;
 };
 

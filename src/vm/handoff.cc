@@ -12,14 +12,18 @@ absl::Status Handoff::Await(VmImpl& vm, const char* what) {
     waiter_.Wait(vm.sync_spin_ns());
     return absl::OkStatus();
   }
-  const std::atomic<uint64_t>& finished = vm.counters().finished;
-  uint64_t seen = finished.load(std::memory_order_relaxed);
+  // Progress: instructions released, and those finished by workers that
+  // have not told the scheduler yet (vm/completion_signal.h).
+  const auto progress = [&vm] {
+    return vm.counters().finished.load(std::memory_order_relaxed) + vm.completions().unreported();
+  };
+  uint64_t seen = progress();
   int64_t spin_ns = vm.sync_spin_ns();
   for (;;) {
     if (waiter_.WaitFor(spin_ns, timeout_ms * 1'000'000)) return absl::OkStatus();
     spin_ns = 0;
     // Progress elsewhere in the VM: this result is only queued behind it.
-    const uint64_t now = finished.load(std::memory_order_relaxed);
+    const uint64_t now = progress();
     if (now != seen) {
       seen = now;
       continue;

@@ -8,7 +8,7 @@
 
 namespace eagervm::vm {
 
-StreamRegistry::StreamRegistry(VmContext* context, base::Notifier* on_done)
+StreamRegistry::StreamRegistry(VmContext* context, CompletionSignal* on_done)
     : context_(context), cpu_stream_count_(context->options().cpu_streams), on_done_(on_done) {
   InstallBackends(backends_);  // src/runtime/: the CPU and CUDA backends
 }

@@ -31,9 +31,9 @@ class StreamRegistry {
   static constexpr int kMaxCudaDevices = 16;
 
   // Installs the backends (InstallBackends, vm/backends.h). `context` (the
-  // owning VM) and `on_done` (notified by workers after each instruction)
+  // owning VM) and `on_done` (told by workers of each finished instruction)
   // outlive the registry.
-  StreamRegistry(VmContext* context, base::Notifier* on_done);
+  StreamRegistry(VmContext* context, CompletionSignal* on_done);
   StreamRegistry(const StreamRegistry&) = delete;
   StreamRegistry& operator=(const StreamRegistry&) = delete;
 
@@ -60,7 +60,7 @@ class StreamRegistry {
 
   VmContext* context_;
   const int cpu_stream_count_;  // VmOptions::cpu_streams
-  base::Notifier* on_done_;
+  CompletionSignal* on_done_;
   BackendRegistry backends_;  // filled by the constructor, read-only afterwards
 
   mutable base::Mutex mu_;

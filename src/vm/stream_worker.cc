@@ -8,7 +8,7 @@
 
 namespace eagervm::vm {
 
-StreamWorker::StreamWorker(std::string name, base::Notifier* on_done, int64_t spin_ns)
+StreamWorker::StreamWorker(std::string name, CompletionSignal* on_done, int64_t spin_ns)
     : name_(std::move(name)), on_done_(on_done), spin_ns_(spin_ns) {
   thread_ = std::thread([this] { Loop(); });
 }
@@ -47,15 +47,16 @@ void StreamWorker::Loop() {
         batch.swap(queue_);
       }
       if (batch.empty()) break;
-      for (Instruction* instr : batch) {
+      for (size_t k = 0; k < batch.size(); ++k) {
+        Instruction* instr = batch[k];
         VmStream* stream = instr->stream();
         {
           ComputeSlice trace(instr);
           stream->policy()->Run(stream, instr);
         }
-        // Tell the scheduler per instruction: a cross-stream successor or a
-        // waiting Sync may depend on exactly this one.
-        on_done_->Notify();
+        // At once if a cross-stream successor, a barrier or a back-pressured
+        // thread may wait for exactly this one; else after the batch.
+        on_done_->Finished(/*more=*/k + 1 < batch.size());
       }
       batch.clear();
     }

@@ -1,7 +1,8 @@
 // StreamWorker: the worker thread of one stream (VmImpl creates one per stream
 // whose policy does not run on the scheduler). The scheduler hands it
 // dispatched instructions; it runs them in order and tells the scheduler
-// after each one. It spins for a bounded window after work, then parks (no
+// when one finishes, if that can unblock something, and after each batch
+// (vm/completion_signal.h). It spins for a bounded window after work, then parks (no
 // busy loop while idle).
 #ifndef EAGERVM_VM_STREAM_WORKER_H_
 #define EAGERVM_VM_STREAM_WORKER_H_
@@ -13,14 +14,15 @@
 
 #include "base/mutex.h"
 #include "base/notifier.h"
+#include "vm/completion_signal.h"
 #include "vm/instruction.h"
 
 namespace eagervm::vm {
 
 class StreamWorker {
  public:
-  // `on_done` is notified after each instruction the worker has run.
-  StreamWorker(std::string name, base::Notifier* on_done, int64_t spin_ns);
+  // `on_done` hears of each instruction the worker has run.
+  StreamWorker(std::string name, CompletionSignal* on_done, int64_t spin_ns);
   ~StreamWorker();  // Close()s and joins
   StreamWorker(const StreamWorker&) = delete;
   StreamWorker& operator=(const StreamWorker&) = delete;
@@ -36,7 +38,7 @@ class StreamWorker {
   void Loop();
 
   std::string name_;
-  base::Notifier* on_done_;
+  CompletionSignal* on_done_;
   int64_t spin_ns_;
   base::Notifier notifier_;
   base::Mutex mu_;

@@ -7,8 +7,8 @@
 namespace eagervm::vm {
 
 SubmissionQueue::SubmissionQueue(const VmOptions& options, VmCounters* counters,
-                                 base::Notifier* scheduler)
-    : options_(options), counters_(counters), scheduler_(scheduler) {}
+                                 base::Notifier* scheduler, CompletionSignal* completions)
+    : options_(options), counters_(counters), scheduler_(scheduler), completions_(completions) {}
 
 absl::Status SubmissionQueue::Append(InstructionList* list, Backpressure backpressure,
                                      bool wake_scheduler) {
@@ -87,12 +87,18 @@ absl::Status SubmissionQueue::RefuseOne(Instruction* instr) {
 void SubmissionQueue::WaitForRoom() {
   VmCounters::Bump(counters_->backpressure_waits);
   const int64_t low = options_.max_in_flight / 2;
-  base::MutexLock lock(&bp_mu_);
-  bp_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  while (counters_->in_flight() > low && !closed_.load(std::memory_order_acquire)) {
-    bp_cv_.Wait(&bp_mu_);
+  // Releases are what this waits for: workers report every completion
+  // meanwhile, not only their batches' last (vm/completion_signal.h).
+  completions_->AddWaiter();
+  {
+    base::MutexLock lock(&bp_mu_);
+    bp_waiters_.fetch_add(1, std::memory_order_seq_cst);
+    while (counters_->in_flight() > low && !closed_.load(std::memory_order_acquire)) {
+      bp_cv_.Wait(&bp_mu_);
+    }
+    bp_waiters_.fetch_sub(1, std::memory_order_seq_cst);
   }
-  bp_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  completions_->RemoveWaiter();
 }
 
 void SubmissionQueue::TakeAll(InstructionList* into) {

@@ -14,6 +14,7 @@
 #include "base/notifier.h"
 #include "base/thread_role.h"
 #include "eagervm/virtual_machine.h"
+#include "vm/completion_signal.h"
 #include "vm/instruction.h"
 #include "vm/trace_hooks.h"
 #include "vm/vm_counters.h"
@@ -32,7 +33,10 @@ enum class Backpressure { kWait, kNoWait };
 class SubmissionQueue {
  public:
   // All three outlive the queue.
-  SubmissionQueue(const VmOptions& options, VmCounters* counters, base::Notifier* scheduler);
+  // `completions`: a back-pressured thread registers there, so that workers
+  // report each completion while it waits.
+  SubmissionQueue(const VmOptions& options, VmCounters* counters, base::Notifier* scheduler,
+                  CompletionSignal* completions);
   SubmissionQueue(const SubmissionQueue&) = delete;
   SubmissionQueue& operator=(const SubmissionQueue&) = delete;
 
@@ -133,6 +137,7 @@ class SubmissionQueue {
   const VmOptions& options_;
   VmCounters* counters_;
   base::Notifier* scheduler_;
+  CompletionSignal* completions_;
 
   absl::Status Refuse(InstructionList* list);
   void Drain(Instruction* top, InstructionList* into);  // scheduler thread

@@ -106,6 +106,7 @@ class VmImpl final : public VmContext {
   const VmOptions& options() const override { return options_; }
   void RecordError(const ErrorPtr& e) override;
   base::Notifier* scheduler_notifier() override { return &scheduler_notifier_; }
+  const CompletionSignal& completions() const { return completions_; }
   std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget() const override { return cpu_budget_; }
 
   int64_t sync_spin_ns() const { return options_.spin_us * 1000; }
@@ -156,12 +157,14 @@ class VmImpl final : public VmContext {
   const uint32_t fork_generation_;
   VmCounters counters_;
   base::Notifier scheduler_notifier_;
+  CompletionSignal completions_{&scheduler_notifier_};
   // The CPU device's memory, shared by the allocators of all CPU streams.
   std::shared_ptr<memory::DeviceMemoryBudget> cpu_budget_;
-  Engine engine_{&counters_, options_.inline_max_bytes, options_.hang_timeout_ms > 0};
-  SubmissionQueue submissions_{options_, &counters_, &scheduler_notifier_};
+  Engine engine_{&counters_, options_.inline_max_bytes, options_.hang_timeout_ms > 0,
+                 &completions_};
+  SubmissionQueue submissions_{options_, &counters_, &scheduler_notifier_, &completions_};
   ErrorLedger errors_;
-  StreamRegistry streams_{this, &scheduler_notifier_};
+  StreamRegistry streams_{this, &completions_};
 
   InstructionList incoming_;  // the engine's driver only
   // Who drives the engine: the scheduler thread around its passes, a user
