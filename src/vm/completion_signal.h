@@ -14,9 +14,12 @@
 // a batch, so every completion is polled by the time the worker goes idle.
 //
 // No notice is lost where it matters: a worker publishes the instruction's
-// completion, then (seq_cst fence) reads `want_`; the engine's driver sets
-// `want_`, then (seq_cst fence) polls again before it sleeps
-// (SetEngineWaiting returns true). One of the two sees the other's write.
+// completion, then reads `want_` with a read-modify-write; the engine's
+// driver sets `want_` with another, then polls again before it sleeps
+// (SetEngineWaiting returns true). The two RMWs are ordered in want_'s
+// modification order: either the worker's reads the wish and notifies, or
+// it came first, and the driver's RMW acquires it (release sequence), so its
+// poll sees the completion. (RMWs, not fences: TSan does not model fences.)
 #ifndef EAGERVM_VM_COMPLETION_SIGNAL_H_
 #define EAGERVM_VM_COMPLETION_SIGNAL_H_
 
@@ -38,8 +41,7 @@ class CompletionSignal {
   // same batch next (so it will call again). Never blocks.
   void Finished(bool more) {
     if (more) {
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      if (want_.load(std::memory_order_relaxed) == 0) {
+      if (want_.fetch_or(0, std::memory_order_acq_rel) == 0) {
         unreported_.fetch_add(1, std::memory_order_relaxed);
         return;
       }
@@ -61,11 +63,10 @@ class CompletionSignal {
     const bool was = (want_.load(std::memory_order_relaxed) & kEngineBit) != 0;
     if (was == waiting) return false;
     if (waiting) {
-      want_.fetch_or(kEngineBit, std::memory_order_seq_cst);
+      want_.fetch_or(kEngineBit, std::memory_order_acq_rel);
     } else {
-      want_.fetch_and(~kEngineBit, std::memory_order_seq_cst);
+      want_.fetch_and(~kEngineBit, std::memory_order_acq_rel);
     }
-    std::atomic_thread_fence(std::memory_order_seq_cst);
     return waiting;
   }
 
@@ -73,11 +74,10 @@ class CompletionSignal {
   // released (back-pressure): brackets the wait. AddWaiter also wakes the
   // scheduler, whose pass then polls what finished before it.
   void AddWaiter() {
-    want_.fetch_add(kWaiterUnit, std::memory_order_seq_cst);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    want_.fetch_add(kWaiterUnit, std::memory_order_acq_rel);
     scheduler_->Notify();
   }
-  void RemoveWaiter() { want_.fetch_sub(kWaiterUnit, std::memory_order_seq_cst); }
+  void RemoveWaiter() { want_.fetch_sub(kWaiterUnit, std::memory_order_acq_rel); }
 
  private:
   static constexpr uint32_t kEngineBit = 1;
