@@ -65,7 +65,8 @@ int Run() {
   }
 
   Tensor x = FromVector<float>({-3, -1, 0, 0.5, 2, 7}, {2, 3});
-  absl::StatusOr<std::vector<Tensor>> out =
+  // A TensorList: the outputs, inline (no allocation beyond the tensors).
+  absl::StatusOr<TensorList> out =
       ops::Call("example.Clip", {x * 2.0f}, {{"lo", -1.0}, {"hi", 1.0}});
   if (!out.ok()) {
     std::fprintf(stderr, "Call failed: %s\n", out.status().ToString().c_str());
@@ -84,7 +85,7 @@ int Run() {
   std::printf("sum = %g\n", *sum);
 
   // Bad calls are rejected on this thread, naming the op.
-  absl::StatusOr<std::vector<Tensor>> bad =
+  absl::StatusOr<TensorList> bad =
       ops::Call("example.Clip", {x}, {{"lo", 1.0}, {"hi", -1.0}});
   std::printf("bad attrs -> %s\n", bad.status().ToString().c_str());
   bad = ops::Call("example.Clip", {ops::Cast(x, DType::kInt32)}, {{"lo", 0.0}, {"hi", 1.0}});
