@@ -92,7 +92,6 @@ class TensorPtrs {
 // looked up in the thread's cache, else the op's InferFn runs, its result
 // checked and remembered (when the op allows).
 absl::StatusOr<TensorList> CallSlow(const internal::OpDef& def, std::string_view op,
-                                    absl::Span<const Tensor> inputs,
                                     absl::Span<const Tensor* const> in, const Attrs& attrs) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckCallInputs(def, in, op));
   internal::InferCache* cache =
@@ -104,8 +103,8 @@ absl::StatusOr<TensorList> CallSlow(const internal::OpDef& def, std::string_view
   }
   absl::StatusOr<std::vector<TensorMeta>> out_metas;
   std::vector<TensorMeta> in_metas;
-  in_metas.reserve(inputs.size());
-  for (const Tensor& t : inputs) in_metas.push_back(t.meta());
+  in_metas.reserve(in.size());
+  for (const Tensor* t : in) in_metas.push_back(t->impl()->meta);  // checked: defined
   try {
     out_metas = def.infer(in_metas, attrs);
   } catch (const std::exception& e) {
@@ -117,10 +116,10 @@ absl::StatusOr<TensorList> CallSlow(const internal::OpDef& def, std::string_view
     return absl::Status(out_metas.status().code(),
                         base::Cat(op, ": ", out_metas.status().message()));
   }
-  if (inputs.empty() && out_metas->empty()) {
+  if (in.empty() && out_metas->empty()) {
     return absl::InvalidArgumentError(base::Cat(op, ": an op needs an input or an output"));
   }
-  const Device device = !inputs.empty() ? inputs[0].device() : (*out_metas)[0].device;
+  const Device device = !in.empty() ? in_metas[0].device : (*out_metas)[0].device;
   for (size_t i = 0; i < out_metas->size(); ++i) {
     const TensorMeta& m = (*out_metas)[i];
     if (!m.shape.IsValid()) {
@@ -136,7 +135,7 @@ absl::StatusOr<TensorList> CallSlow(const internal::OpDef& def, std::string_view
   internal::InferEntry e;
   e.def = &def;
   e.hash = hash;
-  for (const Tensor* t : in) e.inputs.push_back(t->meta());
+  e.inputs.assign(in_metas.begin(), in_metas.end());
   if (!attrs.empty()) e.attrs = std::make_shared<const Attrs>(attrs);
   e.outputs.assign(out_metas->begin(), out_metas->end());
   if (cache == nullptr) return Submit(def, in, e);
@@ -160,19 +159,18 @@ absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> in
   TensorPtrs in(n);
   bool usable = n < 64 && (def->mutated_mask >> n) == 0;  // declared mutated inputs exist
   const uint32_t generation = vm::ForkGeneration();
-  for (size_t i = 0; i < n && usable; ++i) {
-    const internal::TensorImpl* t = inputs[i].impl().get();
-    usable = t != nullptr && t->status.ok() && t->fork_generation == generation &&
-             t->meta.device == inputs[0].impl()->meta.device;
+  for (size_t i = 0; i < n; ++i) {
     in[i] = &inputs[i];
+    const internal::TensorImpl* t = inputs[i].impl().get();
+    usable = usable && internal::Usable(t, generation) &&
+             t->meta.device == inputs[0].impl()->meta.device;
   }
   if (usable) [[likely]] {
     if (const internal::InferEntry* e = internal::InferCache::FindLast(*def, in.span(), attrs))
         [[likely]]
       return Submit(*def, in.span(), *e);
   }
-  for (size_t i = 0; i < n; ++i) in[i] = &inputs[i];
-  return CallSlow(*def, op, inputs, in.span(), attrs);
+  return CallSlow(*def, op, in.span(), attrs);
 }
 
 }  // namespace ops

@@ -64,6 +64,15 @@ struct TensorImpl {
 // The status of a tensor made before fork(), used in the child.
 const absl::Status& ForkedTensorStatus();
 
+// True iff a tensor with this impl is defined and usable here: not an error
+// tensor and made in this process (`generation`: vm::ForkGeneration(), an
+// atomic load, so a caller checking several tensors reads it once). The
+// predicate of CheckTensor, for the fast paths that check without building
+// a message.
+inline bool Usable(const TensorImpl* impl, uint32_t generation) {
+  return impl != nullptr && impl->status.ok() && impl->fork_generation == generation;
+}
+
 // CheckTensor's answer for a tensor that is not OK (builds the message).
 absl::Status CheckTensorSlow(const Tensor& t, std::string_view op, std::string_view arg);
 
@@ -71,11 +80,8 @@ absl::Status CheckTensorSlow(const Tensor& t, std::string_view op, std::string_v
 // return from op `op`, naming the argument. Inline: every op checks its
 // operands, and the good case is three loads.
 inline absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view arg) {
-  const TensorImpl* impl = t.impl().get();
-  if (impl != nullptr && impl->status.ok() && impl->fork_generation == vm::ForkGeneration())
-      [[likely]] {
+  if (Usable(t.impl().get(), vm::ForkGeneration())) [[likely]]
     return absl::OkStatus();
-  }
   return CheckTensorSlow(t, op, arg);
 }
 
