@@ -251,6 +251,39 @@ TEST(InstructionsBuilder, ThrowingCallbacksAreReportedBySync) {
   EXPECT_EQ(Values(t + t), (std::vector<float>{2}));
 }
 
+// A callback that blocks holds up its own CPU stream only: work on another
+// stream is dispatched and finishes meanwhile (a callback on the scheduler
+// thread would stall it until the callback's 20 s timeout).
+TEST(InstructionsBuilder, ABlockingCallbackHoldsUpOnlyItsOwnStream) {
+  Tensor t = FromVector<float>({1, 2}, {2});
+  std::atomic<bool> release{false}, timed_out{false};
+  absl::Status s = PhysicalRun([&](InstructionsBuilder* builder) -> absl::Status {
+    return builder->AccessBlobByCallback(
+        t,
+        [&](void*, size_t) {
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+          while (!release.load()) {
+            if (std::chrono::steady_clock::now() > deadline) {
+              timed_out = true;
+              return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+        },
+        AccessMode::kRead);
+  });
+  ASSERT_TRUE(s.ok()) << s;
+  std::vector<float> other;
+  {
+    StreamScope on(Stream(Device::Cpu(), 1));
+    other = Values(FromVector<float>({3}, {1}) + FromVector<float>({4}, {1}));
+  }
+  release = true;
+  ASSERT_TRUE(Sync().ok());
+  EXPECT_EQ(other, (std::vector<float>{7}));
+  EXPECT_FALSE(timed_out.load());
+}
+
 TEST(InstructionsBuilder, ReleaseTensorFreesAfterEarlierUses) {
   Tensor x = FromVector<float>({3, 4}, {2});
   Tensor y = Empty({2}, DType::kFloat32);

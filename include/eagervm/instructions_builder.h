@@ -50,12 +50,16 @@ class EAGERVM_EXPORT InstructionsBuilder {
   // Frees `t`'s storage after every earlier use of it (normally emitted for
   // you when the last handle drops); later uses of `t` fail at run time.
   [[nodiscard]] absl::Status ReleaseTensor(const Tensor& t);
-  // Runs `cb(data, bytes)` on a VM thread once every earlier write (kRead) or
-  // every earlier access (kWrite) of `t` is done; `data` is valid only during
-  // the call. The callback must be short and must not block or call back into
-  // eagervm's blocking calls (it holds up its stream); an exception it throws
-  // is caught and reported by the next Sync(). If `t` carries a runtime error
-  // the callback is skipped and the error surfaces at the next Sync().
+  // Runs `cb(data, bytes)` on a CPU stream's thread (never the scheduler)
+  // once every earlier write (kRead) or every earlier access (kWrite) of `t`
+  // is done; `data` is host memory holding `t`'s bytes (a kWrite of a tensor
+  // nothing wrote yet: uninitialised), valid only during the call. A tensor
+  // on a device is copied to host memory first and, for kWrite, back after
+  // `cb` returns; its later users wait for that copy. The callback should be
+  // short: it holds up its CPU stream (never a device's streams); it must not
+  // call eagervm's blocking calls. An exception it throws is caught and
+  // reported by the next Sync(). If `t` carries a runtime error the callback
+  // is skipped and the error surfaces at the next Sync().
   [[nodiscard]] absl::Status AccessBlobByCallback(const Tensor& t,
                                                   std::function<void(void* data, size_t bytes)> cb,
                                                   AccessMode mode);

@@ -1,6 +1,5 @@
 #include "graph/recorder.h"
 
-#include <cstring>
 
 #include "base/str_cat.h"
 #include "vm/physical_run.h"
@@ -88,11 +87,10 @@ absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCa
   return absl::OkStatus();
 }
 
-absl::Status Recorder::AccessBlob(const Tensor& t, vm::BlobCallback cb, bool write,
-                                  const char* what) {
+absl::Status Recorder::HostWrite(const Tensor& t, vm::BlobCallback cb, const char* what) {
   // FromVector inside fn: a host write into a storage made here, replayed as
   // a node (a constant, hoisted out of the runs).
-  if (write && std::strcmp(what, "FromVector") == 0 && made_here_.contains(t.impl()->blob())) {
+  if (made_here_.contains(t.impl()->blob())) {
     absl::StatusOr<vm::VmStream*> vs = vm::ResolveStream(Stream::Current(t.device()), what);
     if (!vs.ok()) return vs.status();
     Node n;
@@ -105,6 +103,13 @@ absl::Status Recorder::AccessBlob(const Tensor& t, vm::BlobCallback cb, bool wri
     program_.nodes.push_back(std::move(n));
     return absl::OkStatus();
   }
+  return Refuse(what,
+                "a host callback on a value that does not exist yet; call it outside the "
+                "captured function, on Run's inputs or outputs");
+}
+
+absl::Status Recorder::AccessBlob(const Tensor& t, vm::BlobCallback cb, bool write,
+                                  const char* what) {
   return Refuse(what,
                 "a host callback on a value that does not exist yet; call it outside the "
                 "captured function, on Run's inputs or outputs");

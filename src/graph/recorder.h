@@ -37,6 +37,7 @@ class Recorder final : public vm::Builder {
   absl::Status SyncRead(const Tensor& t, size_t bytes, vm::BlobCallback cb,
                         const char* what) override;
   absl::Status ReleaseBlob(std::shared_ptr<vm::BlobObject> blob) override;
+  absl::Status HostWrite(const Tensor& t, vm::BlobCallback cb, const char* what) override;
   absl::Status AccessBlob(const Tensor& t, vm::BlobCallback cb, bool write,
                           const char* what) override;
   absl::Status AddBarrier(std::function<void()> cb, const char* what) override;

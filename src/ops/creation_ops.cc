@@ -40,12 +40,12 @@ Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype, De
   Tensor t = NewTensor(TensorMeta{shape, dtype, device});
   std::vector<char> copy(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
   s = vm::PhysicalRun([&](vm::Builder* b) {
-    return b->AccessBlob(
+    return b->HostWrite(
         t,
         [copy = std::move(copy)](const vm::ErrorPtr& e, void* dst, size_t n) {
           if (e == nullptr && n > 0) std::memcpy(dst, copy.data(), n);
         },
-        /*write=*/true, "FromVector");
+        "FromVector");
   });
   if (!s.ok()) return Tensor::Error(s);
   return t;

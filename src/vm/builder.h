@@ -54,7 +54,15 @@ class Builder : public InstructionsBuilder {
                                 const char* what) = 0;
   // Frees `blob` in its producer stream's order (the last handle dropped).
   virtual absl::Status ReleaseBlob(std::shared_ptr<BlobObject> blob) = 0;
-  // The public methods, for both builders.
+  // Writes `t` from the host for the runtime itself (FromVector): `cb` gets
+  // the storage's error or its bytes, overwrites every byte it is given, is
+  // short and never blocks; on a device it may run on the scheduler thread,
+  // into a staging buffer that is not filled from the device first.
+  virtual absl::Status HostWrite(const Tensor& t, BlobCallback cb, const char* what) = 0;
+  // The public methods, for both builders. AccessBlob runs a *user's*
+  // callback: always on a CPU stream's thread, never on the scheduler; a
+  // device tensor is staged through a CPU tensor (copied out first, and for
+  // a write copied back after the callback).
   virtual absl::Status AccessBlob(const Tensor& t, BlobCallback cb, bool write,
                                   const char* what) = 0;
   virtual absl::Status AddBarrier(std::function<void()> cb, const char* what) = 0;

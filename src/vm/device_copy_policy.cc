@@ -11,6 +11,7 @@ void DeviceCopyPolicy::Compute(VmStream* stream) {
     dst_->set_error(src_->error());  // forward, do not copy
     return;
   }
+  if (skip_unwritten_source_ && !src_->allocated()) return;
   absl::Status s =
       src_->allocated()
           ? stream->policy()->CopyAcrossDevices(

@@ -30,14 +30,19 @@ struct DeviceCopy {
 class DeviceCopyPolicy final : public InstructionPolicy {
  public:
   // `op` names the caller in errors ("To", "CopyInto"); it must live forever.
+  // `skip_unwritten_source`: a source with no storage when the copy runs
+  // leaves dst as it is (the stand-in of a write access, which needs no
+  // bytes) instead of failing.
   DeviceCopyPolicy(const char* op, std::shared_ptr<BlobObject> dst, size_t dst_offset,
-                   std::shared_ptr<BlobObject> src, size_t src_offset, size_t bytes)
+                   std::shared_ptr<BlobObject> src, size_t src_offset, size_t bytes,
+                   bool skip_unwritten_source = false)
       : op_(op),
         dst_(std::move(dst)),
         src_(std::move(src)),
         dst_offset_(dst_offset),
         src_offset_(src_offset),
-        bytes_(bytes) {}
+        bytes_(bytes),
+        skip_unwritten_source_(skip_unwritten_source) {}
   const char* name() const override { return op_; }
   void GetAccesses(AccessList* out) const override {
     out->push_back({src_.get(), false});
@@ -51,6 +56,7 @@ class DeviceCopyPolicy final : public InstructionPolicy {
   const char* op_;
   std::shared_ptr<BlobObject> dst_, src_;
   size_t dst_offset_, src_offset_, bytes_;
+  bool skip_unwritten_source_;
 };
 
 }  // namespace eagervm::vm

@@ -91,6 +91,11 @@ absl::Status TooManyScalars(const char* op) {
 }  // namespace internal_submit
 
 absl::Status EagerBuilder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {
+  return AppendDeviceCopy(dst, src, op, /*skip_unwritten_source=*/false);
+}
+
+absl::Status EagerBuilder::AppendDeviceCopy(const Tensor& dst, const Tensor& src, const char* op,
+                                            bool skip_unwritten_source) {
   const Device target = dst.device().is_cpu() ? src.device() : dst.device();
   const int index = dst.device().is_cpu() ? kDeviceToHostStreamIndex : kHostToDeviceStreamIndex;
   // The device's availability first: its message is the useful one.
@@ -100,11 +105,17 @@ absl::Status EagerBuilder::CopyAcrossDevices(const Tensor& dst, const Tensor& sr
     absl::StatusOr<VmStream*> other = ResolveStream(Stream(src.device(), 0), op);
     if (!other.ok()) return other.status();
   }
+  // Host memory on one side: the copy stages through (or lands in) the
+  // stream's host pool, whose slow growth is paid here, not on its thread.
+  if (dst.device().is_cpu() || src.device().is_cpu()) {
+    (*stream)->policy()->ReserveHostStaging(dst.nbytes());
+  }
   const internal::TensorImpl& d = *dst.impl();
   const internal::TensorImpl& s = *src.impl();
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<DeviceCopyPolicy>(op, d.shared_blob(), static_cast<size_t>(d.offset),
-                                   s.shared_blob(), static_cast<size_t>(s.offset), dst.nbytes());
+                                   s.shared_blob(), static_cast<size_t>(s.offset), dst.nbytes(),
+                                   skip_unwritten_source);
   instr->set_stream(*stream);
   d.blob()->NoteWrite(*stream);
   Append(instr);
@@ -116,6 +127,7 @@ absl::Status EagerBuilder::SyncRead(const Tensor& t, size_t bytes, BlobCallback 
                                     const char* what) {
   absl::StatusOr<VmStream*> stream = AccessStream(t, /*write=*/false, what);
   if (!stream.ok()) return stream.status();
+  if (bytes > 0 && !t.device().is_cpu()) (*stream)->policy()->ReserveHostStaging(bytes);
   const internal::TensorImpl& impl = *t.impl();
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset),
@@ -127,19 +139,64 @@ absl::Status EagerBuilder::SyncRead(const Tensor& t, size_t bytes, BlobCallback 
   return absl::OkStatus();
 }
 
-absl::Status EagerBuilder::AccessBlob(const Tensor& t, BlobCallback cb, bool write,
-                                      const char* what) {
-  absl::StatusOr<VmStream*> stream = AccessStream(t, write, what);
-  if (!stream.ok()) return stream.status();
+void EagerBuilder::AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream) {
   const internal::TensorImpl& impl = *t.impl();
-  if (write) impl.blob()->NoteWrite(*stream);
+  if (write) impl.blob()->NoteWrite(stream);
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset),
                                    t.nbytes(), write, std::move(cb));
-  instr->set_stream(*stream);
+  instr->set_stream(stream);
   Append(instr);
   only_releases_ = false;
+}
+
+absl::Status EagerBuilder::HostWrite(const Tensor& t, BlobCallback cb, const char* what) {
+  absl::StatusOr<VmStream*> stream = AccessStream(t, /*write=*/true, what);
+  if (!stream.ok()) return stream.status();
+  if (!t.device().is_cpu()) (*stream)->policy()->ReserveHostStaging(t.nbytes());
+  AppendAccess(t, std::move(cb), /*write=*/true, *stream);
   return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::AccessBlob(const Tensor& t, BlobCallback cb, bool write,
+                                      const char* what) {
+  if (!t.device().is_cpu()) return StagedAccess(t, std::move(cb), write, what);
+  // A user's callback may block: it runs on a CPU stream's thread, never on
+  // the scheduler. A read goes where the storage was last written when that
+  // is a CPU stream (no cross-stream edge); not to a device's copy stream
+  // (a CPU tensor made by a device-to-host copy), whose policy runs on the
+  // scheduler thread.
+  VmStream* stream = write ? nullptr : t.impl()->blob()->last_writer_stream();
+  if (stream == nullptr || !stream->id().device().is_cpu()) {
+    absl::StatusOr<VmStream*> cpu = ResolveStream(Stream::Current(Device::Cpu()), what);
+    if (!cpu.ok()) return cpu.status();
+    stream = *cpu;
+  }
+  AppendAccess(t, std::move(cb), write, stream);
+  return absl::OkStatus();
+}
+
+absl::Status EagerBuilder::StagedAccess(const Tensor& t, BlobCallback cb, bool write,
+                                        const char* what) {
+  // A CPU tensor of t's meta stands in for t: copied out of the device
+  // (unless a write finds t never written: there is nothing to keep), the
+  // callback runs on it as on any CPU tensor, and a write copies it back.
+  // The device's streams only copy; the edges between the three
+  // instructions order the callback after t's earlier writers and t's later
+  // users after the copy back, as if the callback had touched t itself.
+  // (The stand-in's handle drops at the end of this call: its release is
+  // appended after the three, in order.)
+  Tensor host = internal::NewTensor(TensorMeta{t.shape(), t.dtype(), Device::Cpu()});
+  if (!write || t.impl()->blob()->producer() != nullptr) {
+    // A write of a tensor whose writers all failed before allocating finds
+    // no bytes at run time either: the copy then leaves the stand-in empty
+    // (the callback gets fresh memory, as on the CPU) instead of failing.
+    absl::Status s = AppendDeviceCopy(host, t, what, /*skip_unwritten_source=*/write);
+    if (!s.ok()) return s;
+  }
+  absl::Status s = AccessBlob(host, std::move(cb), write, what);
+  if (!s.ok() || !write) return s;
+  return AppendDeviceCopy(t, host, what, /*skip_unwritten_source=*/false);
 }
 
 absl::Status EagerBuilder::ReleaseBlob(std::shared_ptr<BlobObject> blob) {

@@ -24,6 +24,7 @@ class EagerBuilder final : public Builder {
   absl::Status CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) override;
   absl::Status SyncRead(const Tensor& t, size_t bytes, BlobCallback cb, const char* what) override;
   absl::Status ReleaseBlob(std::shared_ptr<BlobObject> blob) override;
+  absl::Status HostWrite(const Tensor& t, BlobCallback cb, const char* what) override;
   absl::Status AccessBlob(const Tensor& t, BlobCallback cb, bool write, const char* what) override;
   absl::Status AddBarrier(std::function<void()> cb, const char* what) override;
   absl::Status Launch(std::shared_ptr<LaunchTarget> target, int part, VmStream* stream) override;
@@ -46,6 +47,15 @@ class EagerBuilder final : public Builder {
   absl::Status Submit();
   absl::Status FinishSlow(absl::Status build_status);
   void Append(Instruction* instr) { list_.PushBack(instr); }
+  // A DeviceCopy instruction (CopyAcrossDevices); with
+  // `skip_unwritten_source` a source with no storage at run time leaves
+  // `dst` as it is instead of failing.
+  absl::Status AppendDeviceCopy(const Tensor& dst, const Tensor& src, const char* op,
+                                bool skip_unwritten_source);
+  // One AccessBlob instruction of a user's callback on `stream`.
+  void AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream);
+  // A user's callback on a device tensor, through a CPU tensor (AccessBlob).
+  absl::Status StagedAccess(const Tensor& t, BlobCallback cb, bool write, const char* what);
 
   InstructionList list_;
   bool only_releases_ = true;  // releases never wait for back-pressure

@@ -36,6 +36,13 @@ class StreamPolicy {
   // pool), or nullptr. GetStats() counts it and EmptyCache() shrinks it.
   // Any thread; lives as long as the policy.
   virtual memory::Allocator* host_allocator() { return nullptr; }
+  // The submitting thread, before it queues an instruction of this stream
+  // that will stage `bytes` through host memory (a host read or write of a
+  // device tensor, a copy between host and device): makes the slow system
+  // allocation (CUDA: cudaHostAlloc, ~ms) happen here, not on the thread that
+  // runs the stream. Best effort: the stream still allocates if the block is
+  // gone by then. Any thread; may block for the allocation.
+  virtual void ReserveHostStaging(size_t bytes) {}
   // True if instructions run inline on the scheduler thread at dispatch.
   virtual bool OnSchedulerThread() const = 0;
   // Runs the instruction's compute on the stream's thread and marks it done

@@ -1,5 +1,7 @@
-// The cuBLAS handle of a CUDA stream: one per stream (a handle is not safe to
-// share between streams used concurrently), created on the first MatMul.
+// The cuBLAS handle of a CUDA stream: one per compute stream (a handle is not
+// safe to share between streams used concurrently), created with the stream,
+// on the user thread that first used it (CudaStreamPolicy::Create); a failed
+// creation is retried by the first MatMul, on the scheduler thread.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

@@ -1,7 +1,10 @@
 // CudaStreamPolicy::RunHostAccess: AccessBlob instructions (the path of
 // FromVector, Item, ToVector, Wait and AccessBlobByCallback) on a CUDA stream.
 // The callback expects host bytes, so device storage is staged through the
-// stream's pinned pool; a read's callback runs once the copy completed.
+// stream's pinned pool; a read's callback runs once the copy completed. Only
+// the runtime's brief callbacks come here (host reads, FromVector): they run
+// on the scheduler thread; users' callbacks are staged through a CPU tensor
+// by the builder (vm/eager_builder.cc) and run on a CPU stream.
 #include "base/str_cat.h"
 #include "device/cuda/cuda_status.h"
 #include "device/cuda/cuda_stream_policy.h"
@@ -20,10 +23,7 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
     access->Deliver(blob->error(), nullptr, 0);
     return;
   }
-  // Storage that exists holds the tensor's bytes (a write access allocates
-  // it only for a tensor nothing wrote yet).
-  const bool holds_bytes = blob->allocated();
-  if (!holds_bytes) {
+  if (!blob->allocated()) {
     if (!access->write()) {
       access->Deliver(
           MakeError(absl::FailedPreconditionError(
@@ -54,27 +54,11 @@ void CudaStreamPolicy::RunHostAccess(vm::Instruction* instr, vm::AccessBlobPolic
     return;
   }
   if (access->write()) {
-    if (holds_bytes) {
-      // The callback gets the tensor's bytes, as on the CPU (it may read
-      // them, or write only part of the buffer). Earlier writers on other
-      // streams completed already (a host access waits for them on the
-      // host); this stream's own queue is waited for here, on the scheduler
-      // thread: the price of a read-modify-write of device memory from the
-      // host. A tensor nothing wrote yet skips it (there are no bytes).
-      absl::Status s =
-          CudaStatus(cudaMemcpyAsync(*staging, data, n, cudaMemcpyDeviceToHost, stream_.get()),
-                     "AccessBlobByCallback(write): cudaMemcpyAsync(device to host)");
-      if (s.ok()) {
-        s = CudaStatus(cudaStreamSynchronize(stream_.get()),
-                       "AccessBlobByCallback(write): cudaStreamSynchronize");
-        if (!s.ok()) NoteDeviceError(s);  // a fault of earlier work
-      }
-      if (!s.ok()) {
-        pinned_->Deallocate(*staging, n);
-        access->Deliver(MakeError(std::move(s)), nullptr, 0);
-        return;
-      }
-    }
+    // Only the runtime's own writes come here (Builder::HostWrite:
+    // FromVector), and they overwrite every byte: the staging block is not
+    // filled from the device first. A user's AccessBlobByCallback never
+    // reaches a CUDA stream: the builder stages it through a CPU tensor, so
+    // the callback runs on a CPU stream's thread with the tensor's bytes.
     // The host fills the staging block now; the upload is stream-ordered and
     // the block is reused only after it completed (PinnedHostPool).
     access->Deliver(nullptr, *staging, n);

@@ -47,9 +47,19 @@ absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(Strea
   if (!memory.ok()) return memory.status();
   absl::StatusOr<CudaStream> cs = CudaStream::Create();
   if (!cs.ok()) return cs.status();
-  return std::unique_ptr<CudaStreamPolicy>(
+  std::unique_ptr<CudaStreamPolicy> policy(
       new CudaStreamPolicy(stream, role, std::move(cs).value(), *memory, context, poller,
                            options.synchronous || poller == nullptr));
+  if (role == CudaStreamRole::kCompute) {
+    // cuBLAS's handle and workspace now, on this user thread: the first
+    // cublasCreate of a process loads cuBLAS (tens to hundreds of ms), which
+    // on the scheduler thread (the first MatMul) would stall every stream.
+    // A failure here is not the stream's: the first MatMul retries and
+    // reports it.
+    (void)policy->cublas_handle();
+    (void)cudaGetLastError();
+  }
+  return policy;
 }
 
 CudaStreamPolicy::CudaStreamPolicy(Stream stream, CudaStreamRole role, CudaStream cuda_stream,

@@ -20,12 +20,13 @@
 // (cudaStreamWaitEvent): no host wait. Edges with a CPU end wait for
 // completion as usual.
 //
-// Host access. An AccessBlob instruction (FromVector, Item, ToVector, Wait,
-// AccessBlobByCallback) on a CUDA stream goes through a pinned staging
-// buffer; its callback runs on the scheduler thread once the copy completed.
-// A write access to a tensor that already holds bytes first copies them into
-// the staging buffer (and waits for that copy on the scheduler thread), so a
-// callback sees the tensor's bytes as on the CPU.
+// Host access. The runtime's AccessBlob instructions (Item, ToVector, Wait,
+// FromVector) on a CUDA stream go through a pinned staging buffer; a read's
+// callback (a brief memcpy) runs on the scheduler thread once the copy
+// completed; a write (FromVector) overwrites the whole staging block before
+// the upload. A user's AccessBlobByCallback never comes here: the builder
+// stages it through a CPU tensor (copies on the copy streams, the callback on
+// a CPU stream's thread), so a blocking callback stalls no CUDA stream.
 //
 // Errors. After a device fault every event query fails: the work counts as
 // finished (nothing may hang) but every later host delivery of the stream
@@ -82,6 +83,9 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   // The pinned staging pool: counted in GetStats() (as CPU memory: it also
   // holds the CPU tensors that D2H copies produce) and shrunk by EmptyCache().
   memory::Allocator* host_allocator() override { return pinned_.get(); }
+  // The user thread's cudaHostAlloc of a staging block (PinnedHostPool::
+  // Reserve), so that the scheduler thread finds it cached.
+  void ReserveHostStaging(size_t bytes) override { pinned_->Reserve(bytes); }
   bool OnSchedulerThread() const override { return true; }
   // Between two CUDA streams, unless either instruction touches host memory
   // (host access, cross-device copies): host-side work is not in the device's
@@ -105,7 +109,8 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   cudaStream_t cuda_stream() const { return stream_.get(); }
   CudaStreamRole role() const { return role_; }
   PinnedHostPool* pinned() { return pinned_.get(); }
-  // The stream's cuBLAS handle (created on first use, bound to the stream).
+  // The stream's cuBLAS handle, bound to the stream: made by Create() for a
+  // compute stream (on the user thread), else (or if that failed) on first use.
   absl::StatusOr<void*> cublas_handle();
   // Once the work launched so far on this stream has completed, copies
   // `bytes` from the pinned `staging` block to `host_dst` and frees the

@@ -63,6 +63,29 @@ absl::StatusOr<void*> PinnedHostPool::Allocate(size_t bytes) {
   return p;
 }
 
+void PinnedHostPool::Reserve(size_t bytes) {
+  if (bytes == 0) return;
+  const size_t cls = ClassBytes(bytes);
+  const int idx = ClassIndex(cls);
+  {
+    base::MutexLock lock(&mu_);
+    if (static_cast<int>(free_.size()) > idx && !free_[idx].empty()) return;
+    for (const Pending& p : pending_) {
+      if (p.class_bytes == cls) return;  // back in the cache once the device passed it
+    }
+  }
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, cls, cudaHostAllocPortable) != cudaSuccess) {
+    (void)cudaGetLastError();  // this thread's error, not an op's
+    return;
+  }
+  base::MutexLock lock(&mu_);
+  if (static_cast<int>(free_.size()) <= idx) free_.resize(idx + 1);
+  free_[idx].push_back(p);
+  ++allocs_;
+  reserved_ += static_cast<int64_t>(cls);
+}
+
 void PinnedHostPool::Deallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr || ptr == pinned_zero_sentinel) return;
   const size_t cls = ClassBytes(bytes);

@@ -37,6 +37,11 @@ class PinnedHostPool final : public memory::Allocator {
   void Deallocate(void* ptr, size_t bytes) override;
   void Shrink() override;
   MemoryStats GetStats() const override;
+  // Any thread: makes sure a block of `bytes`' class is cached (free, or
+  // freed and waiting for the device), allocating one if not. The system
+  // allocation runs outside the lock: the stream's thread is not held up.
+  // Errors are dropped (Allocate reports them when the block is needed).
+  void Reserve(size_t bytes);
   // Moves blocks freed at or before launch `upto` (which must have completed,
   // with every host action before it) back to the free lists.
   void Reclaim(uint64_t upto);
