@@ -82,6 +82,11 @@ tests=$(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//')
 # Prebuilt binaries: use them if every test binary exists and starts (lists
 # its tests) here; a missing library or a wrong architecture shows at once.
 bin=""
+if [ -n "$prebuilt" ] && [ -f "$prebuilt/bins.tar.xz" ]; then  # scripts/gpu_pack.sh's archive
+  step "unpacking $prebuilt/bins.tar.xz"
+  rm -rf /tmp/evm-gpubin && mkdir -p /tmp/evm-gpubin &&
+    xz -dc "$prebuilt/bins.tar.xz" | tar -C /tmp/evm-gpubin -xf - && prebuilt=/tmp/evm-gpubin
+fi
 if [ -n "$prebuilt" ]; then
   step "checking prebuilt binaries in $prebuilt"
   bin=$prebuilt

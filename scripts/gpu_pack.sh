@@ -14,10 +14,16 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: scripts/gpu_pack.sh BUILD_DIR}"
 grep -q 'CMAKE_CUDA_ARCHITECTURES:STRING=.*90' "$build/CMakeCache.txt" ||
   echo "warning: $build does not build sm_90 code (CMAKE_CUDA_ARCHITECTURES): the H200 may reject it"
+# Stripped binaries are ~5 MB each (they link the CUDA kernels) and there
+# are ten: compressed (xz, ~7x) they leave the carry room for .gpudeps
+# (~15 MB). gpu_check.sh unpacks .gpubin/bins.tar.xz into /tmp.
 rm -rf .gpubin
-mkdir -p .gpubin/tests .gpubin/bench
+stage=$(mktemp -d)
+mkdir -p "$stage/tests" "$stage/bench" .gpubin
 for t in $(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//'); do
-  strip -o ".gpubin/tests/$t" "$build/tests/$t"
+  strip -o "$stage/tests/$t" "$build/tests/$t"
 done
-[ -x "$build/bench/cuda_vm_bench" ] && strip -o .gpubin/bench/cuda_vm_bench "$build/bench/cuda_vm_bench"
+[ -x "$build/bench/cuda_vm_bench" ] && strip -o "$stage/bench/cuda_vm_bench" "$build/bench/cuda_vm_bench"
+tar -C "$stage" -cf - tests bench | xz -T2 -6 >.gpubin/bins.tar.xz
+rm -rf "$stage"
 du -sh .gpubin .gpudeps 2>/dev/null || true
