@@ -6,9 +6,12 @@
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -314,6 +317,45 @@ void ExpectRejected(Producer& p, const char* needle) {
   EXPECT_NE(t.status().message().find(needle), std::string_view::npos) << t.status();
   t = Tensor();
   EXPECT_EQ(DeletedAfterSync(p), 0);  // not taken over
+}
+
+// A CUDA import (here: an eagervm CUDA tensor exported and imported back)
+// is released on a CPU stream's worker, never the scheduler thread (a slow
+// deleter would stall every CUDA stream there), and only after the device
+// finished the work queued on it. Needs a GPU.
+std::atomic<int> g_cuda_deleter_calls{0};
+std::atomic<bool> g_cuda_deleter_on_scheduler{false};
+void (*g_exported_deleter)(DLManagedTensor*) = nullptr;
+
+void WrappedCudaDeleter(DLManagedTensor* m) {
+  char name[16] = {};
+  pthread_getname_np(pthread_self(), name, sizeof(name));
+  if (std::string(name) == "evm-scheduler") g_cuda_deleter_on_scheduler = true;
+  g_cuda_deleter_calls.fetch_add(1);
+  g_exported_deleter(m);
+}
+
+TEST(DLPack, ACudaImportIsReleasedOffTheSchedulerThread) {
+  if (CudaDeviceCount() == 0) GTEST_SKIP() << "needs a CUDA GPU";
+  const Device gpu = Device::Cuda(0);
+  Tensor g = Full({1 << 16}, 2.0f, DType::kFloat32, gpu);
+  absl::StatusOr<DLManagedTensor*> m = ToDLPack(g);
+  ASSERT_TRUE(m.ok()) << m.status();
+  g = Tensor();
+  g_exported_deleter = (*m)->deleter;
+  (*m)->deleter = WrappedCudaDeleter;
+  Tensor sum;
+  {
+    Tensor x = FromDLPack(*m);
+    ASSERT_TRUE(x.ok()) << x.status();
+    sum = ops::Sum(ops::Mul(x, x));
+  }  // released while the product may still run
+  absl::StatusOr<float> v = sum.Item<float>();
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(*v, 4.0f * (1 << 16));
+  ASSERT_TRUE(Sync().ok());
+  EXPECT_EQ(g_cuda_deleter_calls.load(), 1);
+  EXPECT_FALSE(g_cuda_deleter_on_scheduler.load());
 }
 
 TEST(DLPack, RejectsNull) {

@@ -202,6 +202,15 @@ absl::Status EagerBuilder::StagedAccess(const Tensor& t, BlobCallback cb, bool w
 absl::Status EagerBuilder::ReleaseBlob(std::shared_ptr<BlobObject> blob) {
   VmStream* producer = blob->producer();
   if (producer == nullptr) return absl::OkStatus();  // never written: nothing to free in order
+  if (blob->has_user_deleter() && !producer->id().device().is_cpu()) {
+    // A device storage the user owns (FromDLPack) goes back through the
+    // user's deleter, which may block: on a CPU stream's thread, not the
+    // device stream's (the scheduler, for CUDA). The release waits for the
+    // completion of every earlier use on any stream, as any CPU instruction
+    // does, so the owner gets it back only once the device is done with it.
+    absl::StatusOr<VmStream*> cpu = ResolveStream(Stream::Current(Device::Cpu()), "ReleaseTensor");
+    if (cpu.ok()) producer = *cpu;
+  }
   // After shutdown the VM refuses it; the refused instruction frees the
   // storage once nothing runs any more (SubmissionQueue::RecycleRefused).
   Instruction* instr = InstructionPool::Acquire();

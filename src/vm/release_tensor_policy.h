@@ -23,8 +23,11 @@ class ReleaseTensorPolicy final : public InstructionPolicy {
   // (FromBlob, FromDLPack) may block, so that one goes to the worker.
   size_t InlineBytes() const override { return runs_user_deleter() ? kNotInline : 0; }
   // The memory goes back to its owner, not to a stream-ordered allocator: on
-  // a device whose work is asynchronous (CUDA), the stream must first finish
-  // the kernels queued before the release (device/cuda/cuda_stream_policy.cc).
+  // a device whose work is asynchronous (CUDA), the kernels queued before the
+  // release must be finished first. The builder queues such a release on a
+  // CPU stream (its edges wait for completion; the deleter runs on its
+  // worker); a device stream that gets one anyway synchronises first
+  // (device/cuda/cuda_stream_policy.cc).
   bool runs_user_deleter() const { return blob_->has_user_deleter(); }
 
  private:

@@ -118,9 +118,10 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
              static_cast<vm::ReleaseTensorPolicy*>(p)->runs_user_deleter()) {
     // A user's memory (FromDLPack) goes back to its owner, who may reuse it at
     // once: the kernels this stream (and, through WaitOnDevice, other streams)
-    // queued on it must be done first. CUDA streams run on the scheduler
-    // thread, so this blocks it until the stream drains; only releases of
-    // imported memory do it (a deferred deleter, like kCopyOut, would not).
+    // queued on it must be done first. The builder sends these releases to a
+    // CPU stream (vm/eager_builder.cc, ReleaseBlob), whose edges wait for
+    // completion and whose worker runs the deleter; this blocking fallback
+    // runs only if that CPU stream could not be had.
     cudaError_t e = cudaStreamSynchronize(stream_.get());
     if (e != cudaSuccess) NoteDeviceError(CudaStatus(e, "cudaStreamSynchronize"));
     p->Compute(stream);
