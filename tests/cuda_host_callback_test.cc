@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/thread_role.h"
+#include "block_until.h"
 #include "cuda_test_util.h"
 #include "eagervm/eagervm.h"
 
@@ -62,14 +63,7 @@ TEST_F(CudaHostCallbacks, ABlockingCallbackStallsNoCudaStream) {
   std::atomic<bool> release{false}, timed_out{false};
   std::vector<float> seen;
   ASSERT_TRUE(Access(g, AccessMode::kRead, [&](void* data, size_t bytes) {
-                const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-                while (!release.load()) {
-                  if (std::chrono::steady_clock::now() > deadline) {
-                    timed_out = true;
-                    break;
-                  }
-                  std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                }
+                if (!testing::BlockUntil(release, std::chrono::seconds(20))) timed_out = true;
                 const float* f = static_cast<const float*>(data);
                 seen.assign(f, f + bytes / sizeof(float));
               }).ok());

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "block_until.h"
 #include "eagervm/eagervm.h"
 
 namespace eagervm {
@@ -261,14 +262,7 @@ TEST(InstructionsBuilder, ABlockingCallbackHoldsUpOnlyItsOwnStream) {
     return builder->AccessBlobByCallback(
         t,
         [&](void*, size_t) {
-          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-          while (!release.load()) {
-            if (std::chrono::steady_clock::now() > deadline) {
-              timed_out = true;
-              return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-          }
+          if (!testing::BlockUntil(release, std::chrono::seconds(20))) timed_out = true;
         },
         AccessMode::kRead);
   });
