@@ -11,7 +11,7 @@ mkdir -p .gpudeps
 cd .gpudeps
 pkgs=(libabsl-dev libabsl20220623 libfmt-dev libfmt9 libgtest-dev libgmock-dev libbenchmark-dev
       libbenchmark1debian libopenblas-dev libopenblas-pthread-dev libopenblas0-pthread libopenblas0
-      libgfortran5 libquadmath0 nlohmann-json3-dev)
+      libgfortran5 libquadmath0 nlohmann-json3-dev libdlpack-dev)
 apt-get download "${pkgs[@]}" >/dev/null
 ls -la
 du -sh .

@@ -24,6 +24,8 @@ for t in $(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//'); do
   strip -o "$stage/tests/$t" "$build/tests/$t"
 done
 [ -x "$build/bench/cuda_vm_bench" ] && strip -o "$stage/bench/cuda_vm_bench" "$build/bench/cuda_vm_bench"
+# Its CUDA DLPack case (gpu_check.sh runs only that one).
+[ -x "$build/tests/dlpack_test" ] && strip -o "$stage/tests/dlpack_test" "$build/tests/dlpack_test"
 tar -C "$stage" -cf - tests bench | xz -T2 -6 >.gpubin/bins.tar.xz
 rm -rf "$stage"
 du -sh .gpubin .gpudeps 2>/dev/null || true

@@ -36,6 +36,13 @@ absl::StatusOr<VmStream*> AccessStream(const Tensor& t, bool write, const char* 
 
 VmContext* Context() { return &ProcessVm(); }
 
+// A CPU storage that a CPU stream made (or nothing yet): pageable memory, as
+// far as anyone can tell when the copy is queued.
+bool PageableHostSource(const BlobObject& blob) {
+  const VmStream* producer = blob.producer();
+  return producer == nullptr || producer->id().device().is_cpu();
+}
+
 }  // namespace
 
 void EagerBuilder::Rollback(size_t mark) {
@@ -105,9 +112,12 @@ absl::Status EagerBuilder::AppendDeviceCopy(const Tensor& dst, const Tensor& src
     absl::StatusOr<VmStream*> other = ResolveStream(Stream(src.device(), 0), op);
     if (!other.ok()) return other.status();
   }
-  // Host memory on one side: the copy stages through (or lands in) the
-  // stream's host pool, whose slow growth is paid here, not on its thread.
-  if (dst.device().is_cpu() || src.device().is_cpu()) {
+  // Host memory on one side: the copy lands in (D2H) or stages through (H2D
+  // from pageable memory) the stream's host pool, whose slow growth is paid
+  // here, not on its thread. A host source a device copy wrote is that
+  // device's pinned memory (D2H copies allocate there): no staging.
+  if (dst.device().is_cpu() ||
+      (src.device().is_cpu() && PageableHostSource(*src.impl()->blob()))) {
     (*stream)->policy()->ReserveHostStaging(dst.nbytes());
   }
   const internal::TensorImpl& d = *dst.impl();

@@ -42,8 +42,16 @@ void EventPoller::Watch(cudaEvent_t e) {
 void EventPoller::Loop() {
   base::SetCurrentThreadRole(base::ThreadRole::kWorker);
   pthread_setname_np(pthread_self(), "evm-cuda-poll");
-  std::vector<cudaEvent_t> watched;
-  int64_t idle_since = 0;
+  // Each watch with the time it began: the youngest decides between spinning
+  // and sleeping. Work launched just now may finish any moment; work waited
+  // on for long (a long kernel) gets sleeps proportional to its age, even
+  // while other streams keep adding short-lived watches (one reset timer for
+  // all would keep the poller spinning for as long as the long kernel runs).
+  struct Watch {
+    cudaEvent_t event;
+    int64_t since;
+  };
+  std::vector<Watch> watched;
   for (;;) {
     {
       base::MutexLock lock(&mu_);
@@ -52,29 +60,31 @@ void EventPoller::Loop() {
       }
       if (stop_) return;
       if (!incoming_.empty()) {
-        watched.insert(watched.end(), incoming_.begin(), incoming_.end());
+        const int64_t now = base::NowNanos();
+        for (cudaEvent_t e : incoming_) watched.push_back(Watch{e, now});
         incoming_.clear();
-        idle_since = 0;
       }
     }
     // cudaEventQuery is not cudaErrorNotReady once the record completed; an
     // error (device fault, runtime unloading) also ends the watch: the
     // scheduler's own query turns it into a status, and nothing may hang.
     const size_t before = watched.size();
-    watched.erase(
-        std::remove_if(watched.begin(), watched.end(),
-                       [](cudaEvent_t e) { return cudaEventQuery(e) != cudaErrorNotReady; }),
-        watched.end());
+    watched.erase(std::remove_if(watched.begin(), watched.end(),
+                                 [](const Watch& w) {
+                                   return cudaEventQuery(w.event) != cudaErrorNotReady;
+                                 }),
+                  watched.end());
     if (watched.size() != before) {
       ++notifications_;
       scheduler_->Notify();
-      idle_since = 0;
       continue;
     }
     if (watched.empty()) continue;
     const int64_t now = base::NowNanos();
-    if (idle_since == 0) idle_since = now;
-    if (now - idle_since < spin_ns_) {
+    int64_t youngest = watched.front().since;
+    for (const Watch& w : watched) youngest = std::max(youngest, w.since);
+    const int64_t waited = now - youngest;
+    if (waited < spin_ns_) {
       for (int i = 0; i < 32; ++i) base::CpuRelax();
       continue;
     }
@@ -88,8 +98,7 @@ void EventPoller::Loop() {
     // thread per watched event, or blocking-sync events, which cost more per
     // record; a cudaLaunchHostFunc per record costs a driver callback per
     // event: both rejected for the common, short-kernel case.)
-    const int64_t sleep_ns =
-        std::clamp((now - idle_since) / kSleepFraction, kMinSleepNs, kMaxSleepNs);
+    const int64_t sleep_ns = std::clamp(waited / kSleepFraction, kMinSleepNs, kMaxSleepNs);
     {
       base::MutexLock lock(&mu_);
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(sleep_ns);
