@@ -43,6 +43,11 @@ class StreamPolicy {
   // runs the stream. Best effort: the stream still allocates if the block is
   // gone by then. Any thread; may block for the allocation.
   virtual void ReserveHostStaging(size_t bytes) {}
+  // Shutdown, once the scheduler and the workers have stopped (nothing runs
+  // on the stream any more): stops threads of the policy's own (CUDA: the
+  // event poller), so none is left running into the runtime's unloading at
+  // exit. The shutting-down thread; may block briefly to join.
+  virtual void Close() {}
   // True if instructions run inline on the scheduler thread at dispatch.
   virtual bool OnSchedulerThread() const = 0;
   // Runs the instruction's compute on the stream's thread and marks it done

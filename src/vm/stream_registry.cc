@@ -104,6 +104,7 @@ void StreamRegistry::Close() {
   base::MutexLock lock(&mu_);
   closed_ = true;
   for (auto& t : workers_) t->Close();
+  for (auto& st : owned_streams_) st->policy()->Close();
 }
 
 }  // namespace eagervm::vm

@@ -264,6 +264,10 @@ void CudaStreamPolicy::CopyToHostWhenDone(vm::BlobObject* dst_blob, void* host_d
   RecordEvent();
 }
 
+void CudaStreamPolicy::Close() {
+  if (poller_ != nullptr) poller_->Stop();
+}
+
 CudaStreamPolicy::~CudaStreamPolicy() {
   // Streams live as long as the VM (the whole process); this runs only for a
   // policy that failed half way, or at exit. Errors are irrelevant here.

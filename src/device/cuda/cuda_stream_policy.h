@@ -86,6 +86,8 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   // The user thread's cudaHostAlloc of a staging block (PinnedHostPool::
   // Reserve), so that the scheduler thread finds it cached.
   void ReserveHostStaging(size_t bytes) override { pinned_->Reserve(bytes); }
+  // Stops the (shared) event poller: nothing runs after shutdown.
+  void Close() override;
   bool OnSchedulerThread() const override { return true; }
   // Between two CUDA streams, unless either instruction touches host memory
   // (host access, cross-device copies): host-side work is not in the device's

@@ -20,7 +20,10 @@ EventPoller::EventPoller(base::Notifier* scheduler, int64_t spin_ns)
   thread_ = std::thread([this] { Loop(); });
 }
 
-EventPoller::~EventPoller() {
+EventPoller::~EventPoller() { Stop(); }
+
+void EventPoller::Stop() {
+  base::MutexLock join_lock(&join_mu_);
   {
     base::MutexLock lock(&mu_);
     stop_ = true;

@@ -27,7 +27,11 @@ class EventPoller {
  public:
   // `scheduler` is notified after events complete. `spin_ns`: busy-poll window.
   EventPoller(base::Notifier* scheduler, int64_t spin_ns);
-  ~EventPoller();  // stops and joins
+  ~EventPoller();  // Stop()
+  // Stops and joins the thread (VM shutdown: before the CUDA runtime unloads
+  // at exit). Idempotent; any thread but the poller's. Later Watch()es are
+  // never polled (nothing runs after shutdown).
+  void Stop();
   EventPoller(const EventPoller&) = delete;
   EventPoller& operator=(const EventPoller&) = delete;
 
@@ -46,6 +50,7 @@ class EventPoller {
   base::CondVar cv_;
   std::vector<cudaEvent_t> incoming_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  base::Mutex join_mu_;  // serialises Stop()s: one joins
   uint64_t notifications_ = 0;  // poller thread only (read for stats)
   std::thread thread_;
 };
