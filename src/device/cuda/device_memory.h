@@ -41,9 +41,14 @@ class DeviceMemory {
   // Reserves `bytes` against the limit (0 = unlimited); false if over it.
   // (A negative limit is rejected by Get and by VirtualMachine::Configure.)
   bool TryReserve(int64_t bytes);
-  void Unreserve(int64_t bytes) { in_use_.fetch_sub(bytes, std::memory_order_relaxed); }
+  void Unreserve(int64_t bytes) {
+    in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+    frees_.fetch_add(1, std::memory_order_release);
+  }
   int64_t in_use() const { return in_use_.load(std::memory_order_relaxed); }
-  // Waits for the device and returns the pool's unused memory to the driver.
+  // Waits for the device and returns the pool's unused memory to the driver;
+  // nothing to do (and no device wait) when nothing was freed since the last
+  // Trim: EmptyCache() calls it once per stream of the device.
   void Trim();
 
  private:
@@ -53,6 +58,8 @@ class DeviceMemory {
   const cudaMemPool_t pool_;
   const int64_t limit_;
   std::atomic<int64_t> in_use_{0};
+  std::atomic<uint64_t> frees_{0};  // Unreserve()s so far
+  std::atomic<uint64_t> trimmed_at_{~uint64_t{0}};  // frees_ when the last Trim began
 };
 
 // While alive, device memory of `device` that this thread frees through a
