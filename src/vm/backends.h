@@ -66,6 +66,14 @@ class BackendRegistry {
 // initialiser that a linker could drop) and users call no init function.
 void InstallBackends(BackendRegistry& registry);
 
+// Tests only: a backend that every VM created afterwards installs for `type`
+// over the built-in one (a fake accelerator whose memory is host memory, so
+// the device-generic paths run without a GPU: tests/fake_device_test.cc).
+// Call before the process VM exists (a gtest Environment's SetUp, before any
+// other eagervm call); not thread-safe.
+void OverrideBackendForTesting(DeviceType type, int (*device_count)(),
+                               StreamPolicyFactory factory);
+
 }  // namespace eagervm::vm
 
 #endif  // EAGERVM_VM_BACKENDS_H_

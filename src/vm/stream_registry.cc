@@ -1,5 +1,7 @@
 #include "vm/stream_registry.h"
 
+#include <vector>
+
 #include "base/str_cat.h"
 #include "memory/memory_stats.h"
 #include "vm/comm_stream.h"
@@ -8,9 +10,27 @@
 
 namespace eagervm::vm {
 
+namespace {
+struct BackendOverride {
+  DeviceType type;
+  int (*device_count)();
+  StreamPolicyFactory factory;
+};
+std::vector<BackendOverride>& Overrides() {
+  static auto* overrides = new std::vector<BackendOverride>();
+  return *overrides;
+}
+}  // namespace
+
+void OverrideBackendForTesting(DeviceType type, int (*device_count)(),
+                               StreamPolicyFactory factory) {
+  Overrides().push_back(BackendOverride{type, device_count, std::move(factory)});
+}
+
 StreamRegistry::StreamRegistry(VmContext* context, CompletionSignal* on_done)
     : context_(context), cpu_stream_count_(context->options().cpu_streams), on_done_(on_done) {
   InstallBackends(backends_);  // src/runtime/: the CPU and CUDA backends
+  for (const BackendOverride& o : Overrides()) backends_.Register(o.type, o.device_count, o.factory);
 }
 
 absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
