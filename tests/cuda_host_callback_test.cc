@@ -17,6 +17,7 @@
 #include "block_until.h"
 #include "cuda_test_util.h"
 #include "eagervm/eagervm.h"
+#include "memory_stats_util.h"
 
 namespace eagervm {
 namespace {
@@ -107,14 +108,6 @@ TEST_F(CudaHostCallbacks, AnErrorTensorSkipsTheCallback) {
   EXPECT_TRUE(Sync().ok());  // reported once
 }
 
-int64_t CpuCacheMisses() {
-  int64_t m = 0;
-  for (const MemoryStats& s : VirtualMachine::Get().GetStats().memory) {
-    if (s.device == Device::Cpu()) m += s.cache_misses;
-  }
-  return m;
-}
-
 // The staging block of a host read of a new size class is allocated on the
 // user thread before the read is queued: the scheduler's allocation is a
 // cache hit (a miss would mean cudaHostAlloc ran on the scheduler thread).
@@ -122,12 +115,12 @@ TEST_F(CudaHostCallbacks, StagingBlocksAreAllocatedOnTheUserThread) {
   constexpr int64_t kFloats = (48 << 20) / 4;  // a 64 MiB class no other test here uses
   Tensor g = Full({kFloats}, 0.5f, DType::kFloat32, kGpu);
   ASSERT_TRUE(g.Wait().ok());
-  const int64_t misses = CpuCacheMisses();
+  const int64_t misses = testing::CpuMemoryStats().cache_misses;
   absl::StatusOr<std::vector<float>> v = g.ToVector<float>();
   ASSERT_TRUE(v.ok()) << v.status();
   ASSERT_EQ(v->size(), static_cast<size_t>(kFloats));
   EXPECT_EQ((*v)[kFloats - 1], 0.5f);
-  EXPECT_EQ(CpuCacheMisses(), misses);
+  EXPECT_EQ(testing::CpuMemoryStats().cache_misses, misses);
 }
 
 }  // namespace

@@ -1,94 +1,36 @@
-// The device-generic paths of the front door, run without a GPU: a fake
-// accelerator (registered for cuda:0 over the built-in backend, through
-// vm::OverrideBackendForTesting) whose "device memory" is host memory and
-// whose streams run on the scheduler thread and order themselves on the
-// "device", as CUDA streams do. Under it: users' AccessBlobByCallback on a
-// device tensor staged through a CPU stand-in (never on the scheduler, the
-// tensor's bytes, a write's order, an unwritten tensor), host reads and
-// FromVector through the device's stream, copies both ways, the stand-ins'
-// release, where ReserveHostStaging is called, and random programs against a
-// host model. Runs in every build (sanitizers included); no op kernel runs
-// on the fake device, only copies and host accesses.
+// The device-generic paths of the front door, run without a GPU, on the
+// fake accelerator of fake_device.h (cuda:0: host memory, streams on the
+// scheduler thread that order themselves, as CUDA's do). Under it: users'
+// AccessBlobByCallback on a device tensor staged through a CPU stand-in
+// (never on the scheduler, the tensor's bytes, a write's order, an unwritten
+// tensor), host reads and FromVector through the device's stream, copies
+// both ways, the stand-ins' release, where ReserveHostStaging is called, and
+// random programs against a host model. Runs in every build (sanitizers
+// included); no op kernel runs on the fake device, only copies and host
+// accesses.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <random>
-#include <typeinfo>
 #include <vector>
 
 #include "base/thread_role.h"
 #include "block_until.h"
 #include "eagervm/eagervm.h"
-#include "memory/system_allocator.h"
-#include "vm/backends.h"
-#include "vm/blob_object.h"
-#include "vm/device_copy_policy.h"
-#include "vm/instruction.h"
-#include "vm/stream_policy.h"
-#include "vm/vm_stream.h"
+#include "fake_device.h"
+#include "memory_stats_util.h"
 
 namespace eagervm {
 namespace {
 
+using testing::g_reserved_bytes;
+using testing::g_reserves_elsewhere;
+using testing::g_reserves_on_user;
+using testing::kFake;
 using vm::AccessMode;
 
-const Device kFake = Device::Cuda(0);
-
-std::atomic<int> g_reserves_on_user{0}, g_reserves_elsewhere{0};
-std::atomic<int64_t> g_reserved_bytes{0};
-
-class FakeAccelerator final : public vm::StreamPolicy {
- public:
-  explicit FakeAccelerator(Device d) : device_(d), memory_(d), host_(Device::Cpu()) {}
-  Device device() const override { return device_; }
-  memory::Allocator* allocator() override { return &memory_; }
-  memory::Allocator* host_allocator() override { return &host_; }
-  bool OnSchedulerThread() const override { return true; }
-  bool OrdersOnDevice(const vm::Instruction& src, const vm::Instruction& dst) const override {
-    return typeid(*src.stream()->policy()) == typeid(FakeAccelerator) &&
-           !src.policy()->TouchesHostMemory() && !dst.policy()->TouchesHostMemory();
-  }
-  // Synchronous: launched is finished, so the device waits are met already.
-  void Run(vm::VmStream* stream, vm::Instruction* instr) override {
-    instr->device_waits.clear();
-    instr->policy()->Compute(stream);
-  }
-  bool QueryDone(const vm::Instruction*) const override { return true; }
-  absl::Status CopyAcrossDevices(vm::VmStream*, const vm::DeviceCopy& c) override {
-    memory::Allocator* a = c.dst->device().is_cpu() ? &host_ : &memory_;
-    absl::Status s = c.dst->EnsureAllocated(a);
-    if (!s.ok()) return s;
-    if (c.bytes > 0) {
-      std::memcpy(static_cast<char*>(c.dst->data()) + c.dst_offset,
-                  static_cast<const char*>(c.src->data()) + c.src_offset, c.bytes);
-    }
-    return absl::OkStatus();
-  }
-  void ReserveHostStaging(size_t bytes) override {
-    if (base::CurrentThreadRole() == base::ThreadRole::kUser) {
-      g_reserves_on_user.fetch_add(1);
-    } else {
-      g_reserves_elsewhere.fetch_add(1);
-    }
-    g_reserved_bytes.fetch_add(static_cast<int64_t>(bytes));
-  }
-
- private:
-  Device device_;
-  memory::SystemAllocator memory_;
-  memory::SystemAllocator host_;
-};
-
-const bool kInstalled = [] {
-  vm::OverrideBackendForTesting(
-      DeviceType::kCUDA, [] { return 1; },
-      [](Stream s, vm::VmContext&) -> absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> {
-        return std::unique_ptr<vm::StreamPolicy>(new FakeAccelerator(s.device()));
-      });
-  return true;
-}();
+const bool kInstalled = testing::InstallFakeAccelerator();
 
 absl::Status Access(const Tensor& t, AccessMode mode, std::function<void(void*, size_t)> cb) {
   return vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
@@ -216,27 +158,19 @@ TEST(FakeDevice, AnUnwrittenTensorSkipsTheCallbackAndSyncSaysWhy) {
   EXPECT_TRUE(Sync().ok());
 }
 
-int64_t HostBytesInUse() {
-  int64_t n = 0;
-  for (const MemoryStats& m : VirtualMachine::Get().GetStats().memory) {
-    if (m.device == Device::Cpu()) n += m.bytes_in_use;
-  }
-  return n;
-}
-
 // The CPU stand-ins are released: host memory in use comes back to where it
 // was after many staged reads and writes.
 TEST(FakeDevice, StandInsAreReleased) {
   Tensor g = FromVector<float>(std::vector<float>(4096, 1.0f), {4096}, kFake);
   ASSERT_TRUE(Sync().ok());
-  const int64_t before = HostBytesInUse();
+  const int64_t before = testing::CpuMemoryStats().bytes_in_use;
   for (int i = 0; i < 200; ++i) {
     ASSERT_TRUE(Access(g, i % 2 == 0 ? AccessMode::kRead : AccessMode::kWrite,
                        [](void*, size_t) {})
                     .ok());
   }
   ASSERT_TRUE(Sync().ok());
-  EXPECT_EQ(HostBytesInUse(), before);
+  EXPECT_EQ(testing::CpuMemoryStats().bytes_in_use, before);
 }
 
 // The host staging of reads, FromVector and host<->device copies is
