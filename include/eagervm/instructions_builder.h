@@ -50,7 +50,8 @@ class EAGERVM_EXPORT InstructionsBuilder {
   // Frees `t`'s storage after every earlier use of it (normally emitted for
   // you when the last handle drops); later uses of `t` fail at run time.
   [[nodiscard]] absl::Status ReleaseTensor(const Tensor& t);
-  // Runs `cb(data, bytes)` on a CPU stream's thread (never the scheduler)
+  // Runs `cb(data, bytes)` on a CPU stream's thread (never the scheduler,
+  // unless VmOptions::compute_on_scheduler_thread puts the CPU streams there)
   // once every earlier write (kRead) or every earlier access (kWrite) of `t`
   // is done; `data` is host memory holding `t`'s bytes (a kWrite of a tensor
   // nothing wrote yet: uninitialised), valid only during the call. A tensor
