@@ -5,7 +5,6 @@
 
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
-
 #include <pthread.h>
 
 #include <atomic>

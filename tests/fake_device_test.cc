@@ -8,6 +8,8 @@
 // random programs against a host model. Runs in every build (sanitizers
 // included); no op kernel runs on the fake device, only copies and host
 // accesses.
+#include "fake_device.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,7 +20,6 @@
 #include "base/thread_role.h"
 #include "block_until.h"
 #include "eagervm/eagervm.h"
-#include "fake_device.h"
 #include "memory_stats_util.h"
 
 namespace eagervm {
@@ -165,9 +166,8 @@ TEST(FakeDevice, StandInsAreReleased) {
   ASSERT_TRUE(Sync().ok());
   const int64_t before = testing::CpuMemoryStats().bytes_in_use;
   for (int i = 0; i < 200; ++i) {
-    ASSERT_TRUE(Access(g, i % 2 == 0 ? AccessMode::kRead : AccessMode::kWrite,
-                       [](void*, size_t) {})
-                    .ok());
+    ASSERT_TRUE(
+        Access(g, i % 2 == 0 ? AccessMode::kRead : AccessMode::kWrite, [](void*, size_t) {}).ok());
   }
   ASSERT_TRUE(Sync().ok());
   EXPECT_EQ(testing::CpuMemoryStats().bytes_in_use, before);
@@ -180,8 +180,8 @@ TEST(FakeDevice, HostStagingIsReservedOnTheUserThread) {
   const int user0 = g_reserves_on_user.load();
   const int64_t bytes0 = g_reserved_bytes.load();
   Tensor g = FromVector<float>(std::vector<float>(1000, 2.0f), {1000}, kFake);  // 4000
-  EXPECT_EQ(Values(g).size(), 1000u);                                             // 4000
-  Tensor h = g.To(Device::Cpu());                                                 // 4000
+  EXPECT_EQ(Values(g).size(), 1000u);                                           // 4000
+  Tensor h = g.To(Device::Cpu());                                               // 4000
   Tensor back = h.To(kFake);  // from device-written host memory: none
   ASSERT_TRUE(Sync().ok());
   EXPECT_EQ(g_reserves_on_user.load() - user0, 3);

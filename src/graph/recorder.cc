@@ -1,6 +1,5 @@
 #include "graph/recorder.h"
 
-
 #include "base/str_cat.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"

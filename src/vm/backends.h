@@ -71,8 +71,7 @@ void InstallBackends(BackendRegistry& registry);
 // the device-generic paths run without a GPU: tests/fake_device_test.cc).
 // Call before the process VM exists (a gtest Environment's SetUp, before any
 // other eagervm call); not thread-safe.
-void OverrideBackendForTesting(DeviceType type, int (*device_count)(),
-                               StreamPolicyFactory factory);
+void OverrideBackendForTesting(DeviceType type, int (*device_count)(), StreamPolicyFactory factory);
 
 }  // namespace eagervm::vm
 

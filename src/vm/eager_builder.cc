@@ -116,8 +116,7 @@ absl::Status EagerBuilder::AppendDeviceCopy(const Tensor& dst, const Tensor& src
   // from pageable memory) the stream's host pool, whose slow growth is paid
   // here, not on its thread. A host source a device copy wrote is that
   // device's pinned memory (D2H copies allocate there): no staging.
-  if (dst.device().is_cpu() ||
-      (src.device().is_cpu() && PageableHostSource(*src.impl()->blob()))) {
+  if (dst.device().is_cpu() || (src.device().is_cpu() && PageableHostSource(*src.impl()->blob()))) {
     (*stream)->policy()->ReserveHostStaging(dst.nbytes());
   }
   const internal::TensorImpl& d = *dst.impl();

@@ -30,7 +30,8 @@ void OverrideBackendForTesting(DeviceType type, int (*device_count)(),
 StreamRegistry::StreamRegistry(VmContext* context, CompletionSignal* on_done)
     : context_(context), cpu_stream_count_(context->options().cpu_streams), on_done_(on_done) {
   InstallBackends(backends_);  // src/runtime/: the CPU and CUDA backends
-  for (const BackendOverride& o : Overrides()) backends_.Register(o.type, o.device_count, o.factory);
+  for (const BackendOverride& o : Overrides())
+    backends_.Register(o.type, o.device_count, o.factory);
 }
 
 absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {

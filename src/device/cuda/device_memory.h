@@ -58,7 +58,7 @@ class DeviceMemory {
   const cudaMemPool_t pool_;
   const int64_t limit_;
   std::atomic<int64_t> in_use_{0};
-  std::atomic<uint64_t> frees_{0};  // Unreserve()s so far
+  std::atomic<uint64_t> frees_{0};                  // Unreserve()s so far
   std::atomic<uint64_t> trimmed_at_{~uint64_t{0}};  // frees_ when the last Trim began
 };
 

@@ -72,11 +72,10 @@ void EventPoller::Loop() {
     // error (device fault, runtime unloading) also ends the watch: the
     // scheduler's own query turns it into a status, and nothing may hang.
     const size_t before = watched.size();
-    watched.erase(std::remove_if(watched.begin(), watched.end(),
-                                 [](const Watch& w) {
-                                   return cudaEventQuery(w.event) != cudaErrorNotReady;
-                                 }),
-                  watched.end());
+    watched.erase(
+        std::remove_if(watched.begin(), watched.end(),
+                       [](const Watch& w) { return cudaEventQuery(w.event) != cudaErrorNotReady; }),
+        watched.end());
     if (watched.size() != before) {
       ++notifications_;
       scheduler_->Notify();

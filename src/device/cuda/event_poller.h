@@ -50,7 +50,7 @@ class EventPoller {
   base::CondVar cv_;
   std::vector<cudaEvent_t> incoming_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  base::Mutex join_mu_;  // serialises Stop()s: one joins
+  base::Mutex join_mu_;         // serialises Stop()s: one joins
   uint64_t notifications_ = 0;  // poller thread only (read for stats)
   std::thread thread_;
 };
