@@ -90,7 +90,7 @@ bool DeviceMemory::TryReserve(int64_t bytes) {
 
 void DeviceMemory::Trim() {
   // A free that races with this (counted after the load) is trimmed next time.
-  const uint64_t frees = frees_.load(std::memory_order_acquire);
+  const uint64_t frees = frees_.load(std::memory_order_relaxed);
   if (trimmed_at_.load(std::memory_order_relaxed) == frees) return;
   trimmed_at_.store(frees, std::memory_order_relaxed);
   // Frees enqueued with cudaFreeAsync return to the pool only once the device

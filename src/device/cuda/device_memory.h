@@ -43,7 +43,7 @@ class DeviceMemory {
   bool TryReserve(int64_t bytes);
   void Unreserve(int64_t bytes) {
     in_use_.fetch_sub(bytes, std::memory_order_relaxed);
-    frees_.fetch_add(1, std::memory_order_release);
+    frees_.fetch_add(1, std::memory_order_relaxed);  // a count only: Trim reads no data by it
   }
   int64_t in_use() const { return in_use_.load(std::memory_order_relaxed); }
   // Waits for the device and returns the pool's unused memory to the driver;
