@@ -38,6 +38,14 @@ struct OpOptions {
   // as the contract below says. Set false for an InferFn that reads state of
   // its own (a global switch, a counter): it then runs on every call.
   bool cache_inference = true;
+  // The kernel's only effect is writing its outputs and mutated inputs, as a
+  // function of its inputs and attrs (no logging, counters, files, clocks,
+  // sensors or random state of its own). Graph mode may then drop a call
+  // whose results are unused (and with it an error it would have raised)
+  // and run a call with no graph inputs once, as a constant. Off by default:
+  // an impure op runs on every Run, in capture order (docs/graph.md).
+  // Built-ins are pure.
+  bool pure = false;
 };
 
 namespace vm {

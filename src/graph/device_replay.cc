@@ -85,14 +85,16 @@ void Plan::LaunchDeviceGraph(int s, vm::VmStream* stream, absl::Span<vm::BlobObj
   for (size_t k = 0; k < seg.bound.size() && st.ok(); ++k) {
     const vm::BlobObject* b = bound[seg.bound[k].first];
     const size_t n = slots_[seg.bound[k].first].nbytes;
-    if (n > 0) st = policy->CopyOnDevice(r.staging + r.staging_offsets[k], b->data(), n);
+    const char* src = static_cast<const char*>(b->data()) + offsets_[seg.bound[k].first];
+    if (n > 0) st = policy->CopyOnDevice(r.staging + r.staging_offsets[k], src, n);
   }
   if (st.ok()) st = r.graph->Launch();
   for (size_t k = 0; k < seg.bound.size() && st.ok(); ++k) {
     if (!seg.bound[k].second) continue;
     vm::BlobObject* b = bound[seg.bound[k].first];
     const size_t n = slots_[seg.bound[k].first].nbytes;
-    if (n > 0) st = policy->CopyOnDevice(b->data(), r.staging + r.staging_offsets[k], n);
+    char* dst = static_cast<char*>(b->data()) + offsets_[seg.bound[k].first];
+    if (n > 0) st = policy->CopyOnDevice(dst, r.staging + r.staging_offsets[k], n);
   }
   if (st.ok()) {
     device_graph_runs_.fetch_add(1, std::memory_order_relaxed);

@@ -74,6 +74,8 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
       if (absl::Status s = recorder.SetOutputs(results); !s.ok()) recorder.Fail(s);
     }
   }
+  fn = nullptr;  // a tensor it holds (a mutable lambda's copy) is no escape once it is gone
+  if (absl::Status escaped = recorder.CheckNoEscapes(); !escaped.ok()) recorder.Fail(escaped);
   if (!recorder.error().ok()) return recorder.error();
 
   auto state = std::make_shared<State>();
@@ -118,11 +120,15 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
   const std::vector<graph::BoundSlot>& slots = plan.slots();
   std::vector<std::shared_ptr<vm::BlobObject>> bound(slots.size());
   std::vector<std::shared_ptr<internal::StorageHandle>> storage(slots.size());
+  // A view passed as an input is bound as eager code sees it: its storage,
+  // from its offset on (the captured input was a whole storage of its meta).
+  std::vector<int64_t> offsets(slots.size(), 0);
   for (size_t s = 0; s < slots.size(); ++s) {
     const graph::BoundSlot& slot = slots[s];
     switch (slot.kind) {
       case graph::BufferKind::kInput:
         storage[s] = inputs[slot.slot].impl()->storage;
+        offsets[s] = inputs[slot.slot].impl()->offset;
         break;
       case graph::BufferKind::kParameter:
         storage[s] = st.parameters[slot.slot];
@@ -149,10 +155,10 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
     auto impl = std::make_shared<internal::TensorImpl>();
     impl->meta = o.meta;
     impl->storage = storage[o.slot];
-    impl->offset = o.offset;
+    impl->offset = offsets[o.slot] + o.offset;  // an output aliasing a view input stays in it
     results.emplace_back(std::move(impl));
   }
-  auto run = std::make_shared<graph::RunState>(st.plan, std::move(bound));
+  auto run = std::make_shared<graph::RunState>(st.plan, std::move(bound), std::move(offsets));
   const auto& segments = plan.segments();
   absl::Status s = vm::PhysicalRun([&](vm::Builder* b) {
     for (size_t i = 0; i < segments.size(); ++i) {

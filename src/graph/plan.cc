@@ -48,12 +48,14 @@ class PlanBuilder {
     for (const Value& v : p_.outputs) is_output_[v.buffer] = true;
   }
 
-  // A node is live if it writes something the caller sees (an output, an
+  // A node is live if it is impure (OpOptions::pure: its effects are not
+  // only its results), or writes something the caller sees (an output, an
   // input, a parameter) or something a live node reads later.
   void EliminateDeadCode() {
     std::vector<bool> needed = is_output_;
     live_.assign(p_.nodes.size(), false);
     for (size_t n = p_.nodes.size(); n-- > 0;) {
+      if (!p_.nodes[n].call.pure) live_[n] = true;
       for (int w : writes_[n]) {
         if (!intermediate(w) || needed[w]) live_[n] = true;
       }
@@ -62,42 +64,53 @@ class PlanBuilder {
     }
   }
 
-  // Constants: nodes that read only constant buffers, and constant buffers:
-  // intermediates (not outputs) written only by constant nodes, all before any
-  // other node reads them. Shrunk to a fixed point.
+  // Constants: pure live nodes that touch only constant buffers, and constant
+  // buffers: intermediates (not outputs) written only by constant nodes, all
+  // before any other node reads them. The greatest such sets, found by
+  // propagating non-constness once over the accesses (linear in them).
   void FindConstants() {
     const size_t nb = p_.buffers.size(), nn = p_.nodes.size();
-    constant_node_ = live_;
+    constant_node_.assign(nn, false);
     constant_buffer_.assign(nb, false);
     for (size_t b = 0; b < nb; ++b)
       constant_buffer_[b] = intermediate(static_cast<int>(b)) && !is_output_[b];
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t n = 0; n < nn; ++n) {
-        if (!constant_node_[n]) continue;
-        bool ok = true;
-        for (int r : reads_[n]) ok &= constant_buffer_[r];
-        for (int w : writes_[n]) ok &= constant_buffer_[w];
-        if (!ok) constant_node_[n] = false, changed = true;
+    std::vector<int> last_write(nb, -1), first_main_read(nb, static_cast<int>(nn));
+    std::vector<std::vector<int>> touching(nb);  // live nodes, per buffer
+    for (size_t n = 0; n < nn; ++n) {
+      if (!live_[n]) continue;
+      constant_node_[n] = p_.nodes[n].call.pure;
+      for (int w : writes_[n]) last_write[w] = static_cast<int>(n), touching[w].push_back(n);
+      for (int r : reads_[n]) touching[r].push_back(static_cast<int>(n));
+    }
+    std::vector<int> nodes, buffers;  // work lists: just became non-constant
+    auto buffer_not_constant = [&](int b) {
+      if (constant_buffer_[b]) constant_buffer_[b] = false, buffers.push_back(b);
+    };
+    auto node_not_constant = [&](int n) {
+      for (int w : writes_[n]) buffer_not_constant(w);  // written by a main node
+      for (int r : reads_[n]) {
+        first_main_read[r] = std::min(first_main_read[r], n);
+        if (last_write[r] > first_main_read[r]) buffer_not_constant(r);
       }
-      std::vector<int> last_write(nb, -1), first_main_read(nb, static_cast<int>(nn));
-      std::vector<bool> main_write(nb, false);
-      for (size_t n = 0; n < nn; ++n) {
-        if (!live_[n]) continue;
-        for (int w : writes_[n]) {
-          last_write[w] = static_cast<int>(n);
-          if (!constant_node_[n]) main_write[w] = true;
-        }
-        if (!constant_node_[n]) {
-          for (int r : reads_[n])
-            first_main_read[r] = std::min(first_main_read[r], static_cast<int>(n));
-        }
+    };
+    for (size_t n = 0; n < nn; ++n) {
+      if (!live_[n]) continue;
+      bool ok = constant_node_[n];
+      for (int r : reads_[n]) ok &= constant_buffer_[r];
+      for (int w : writes_[n]) ok &= constant_buffer_[w];
+      if (!ok) constant_node_[n] = false, nodes.push_back(static_cast<int>(n));
+    }
+    while (!nodes.empty() || !buffers.empty()) {
+      if (!nodes.empty()) {
+        const int n = nodes.back();
+        nodes.pop_back();
+        node_not_constant(n);
+        continue;
       }
-      for (size_t b = 0; b < nb; ++b) {
-        if (constant_buffer_[b] && (main_write[b] || last_write[b] > first_main_read[b])) {
-          constant_buffer_[b] = false;
-          changed = true;
-        }
+      const int b = buffers.back();
+      buffers.pop_back();
+      for (int n : touching[b]) {
+        if (constant_node_[n]) constant_node_[n] = false, nodes.push_back(n);
       }
     }
     for (size_t n = 0; n < nn; ++n) {
@@ -258,11 +271,10 @@ class PlanBuilder {
     for (size_t m = 0; m < main_.size(); ++m) {
       PlanNode& pn = plan.nodes_[m];
       MakeNode(p_.nodes[main_[m]], main_[m], p_.nodes[main_[m]].stream, &pn);
-      for (size_t b = 0; b < p_.buffers.size(); ++b) {
-        if (last_main_use_[b] == static_cast<int>(m) &&
-            plan.placement_[b].kind == Placement::kArena) {
-          pn.dying.push_back(static_cast<int>(b));
-        }
+    }
+    for (size_t b = 0; b < p_.buffers.size(); ++b) {
+      if (last_main_use_[b] >= 0 && plan.placement_[b].kind == Placement::kArena) {
+        plan.nodes_[last_main_use_[b]].dying.push_back(static_cast<int>(b));
       }
     }
     for (graph::Segment& seg : plan.segments_) {

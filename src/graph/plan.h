@@ -119,9 +119,11 @@ class Plan {
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
-  // Runs segment `s` with these storages bound (one per bound slot), on
+  // Runs segment `s` with these storages bound (one per bound slot), the
+  // bound tensors starting `offsets[slot]` bytes into them (views), on
   // `stream`'s thread. Never throws.
-  void RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+  void RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound,
+                  absl::Span<const int64_t> offsets);
 
   const std::vector<Segment>& segments() const { return segments_; }
   const std::vector<BoundSlot>& slots() const { return slots_; }
@@ -153,6 +155,8 @@ class Plan {
   void Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
             absl::Span<vm::BlobObject* const> bound);
 
+  // The running segment's per-slot view offsets (RunSegment's argument).
+  absl::Span<const int64_t> offsets_;
   std::vector<Placement> placement_;  // per buffer
   std::vector<BoundSlot> slots_;
   std::vector<PlanNode> init_;

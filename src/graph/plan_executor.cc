@@ -154,7 +154,9 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
       return false;
     }
   }
-  for (auto& [op, slot, offset] : n.bound_patches) op->data = At(bound[slot], offset);
+  for (auto& [op, slot, offset] : n.bound_patches) {
+    op->data = At(bound[slot], offsets_[slot] + offset);
+  }
   absl::Status s = Execute(n);
   if (!s.ok()) {
     Fail(n, stream, std::move(s), bound);
@@ -193,8 +195,10 @@ bool Plan::RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow,
   return slow;
 }
 
-void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound,
+                      absl::Span<const int64_t> offsets) {
   const Segment& seg = segments_[s];
+  offsets_ = offsets;
   bool arena_failed = false;
   AllocateArenas(stream, &arena_failed);
   bool slow = poisoned_ > 0 || arena_failed;
@@ -207,10 +211,20 @@ void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* co
     slow |= b->error() != nullptr || !b->allocated();
   }
   if (replays_[s].eligible && !slow && initialized_ && TryDeviceReplay(s, stream, bound)) return;
-  for (const Segment::Patch& p : seg.patches) p.operand->data = At(bound[p.slot], p.offset);
+  for (const Segment::Patch& p : seg.patches) {
+    p.operand->data = At(bound[p.slot], offsets[p.slot] + p.offset);
+  }
   if (s == 0 && !initialized_) {
-    initialized_ = true;
-    RunNodes(init_, 0, static_cast<int>(init_.size()), /*slow=*/true, stream, bound);
+    // The init phase: the constants, until it has succeeded once. A failure
+    // (a constant's kernel, the arena) poisons the constants, so the main
+    // nodes reading them forward the error this run; the next run retries.
+    bool ok = !arena_failed;
+    for (PlanNode& n : init_) {
+      for (int w : n.writes) SetError(w, nullptr, bound);
+    }
+    for (PlanNode& n : init_) ok &= RunSlow(n, stream, bound);
+    initialized_ = ok;
+    slow |= poisoned_ > 0;
   }
   RunNodes(nodes_, seg.begin, seg.end, slow, stream, bound);
 }

@@ -1,6 +1,7 @@
 #include "graph/recorder.h"
 
 #include "base/str_cat.h"
+#include "graph/escaped.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
@@ -32,6 +33,12 @@ int Recorder::BufferOf(const Tensor& t) {
     b.kind = BufferKind::kIntermediate;
     written_.push_back(false);
   } else {
+    if (IsEscaped(blob)) {
+      Fail(absl::InvalidArgumentError(base::Cat(
+          "Graph::Capture: node ", program_.nodes.size(),
+          " uses a symbolic tensor that escaped an earlier Graph::Capture (it has no value; "
+          "see that capture's error)")));
+    }
     b.kind = BufferKind::kParameter;
     b.slot = static_cast<int>(program_.parameters.size());
     program_.parameters.push_back(t.impl()->storage);  // keeps the user's storage alive
@@ -78,6 +85,7 @@ absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCa
     if (n.writes_input(i)) written_[n.inputs[i].buffer] = true;
   }
   for (const Tensor* out : a.outputs) {
+    made_by_.try_emplace(out->impl()->blob(), call.name, program_.nodes.size());
     Value v = ValueOf(*out);
     written_[v.buffer] = true;
     n.outputs.push_back(std::move(v));
@@ -94,8 +102,10 @@ absl::Status Recorder::HostWrite(const Tensor& t, vm::BlobCallback cb, const cha
     if (!vs.ok()) return vs.status();
     Node n;
     n.call.name = "FromVector";
+    n.call.pure = true;  // writes its own fresh storage from a captured vector
     n.host_write = std::move(cb);
     n.stream = *vs;
+    made_by_.try_emplace(t.impl()->blob(), "FromVector", program_.nodes.size());
     Value v = ValueOf(t);
     written_[v.buffer] = true;
     n.outputs.push_back(std::move(v));
@@ -158,6 +168,38 @@ absl::Status Recorder::SetOutputs(const std::vector<Tensor>& outputs) {
     program_.outputs.push_back(ValueOf(t));
   }
   return absl::OkStatus();
+}
+
+}  // namespace eagervm::graph
+
+namespace eagervm::graph {
+
+absl::Status Recorder::CheckNoEscapes() {
+  absl::Status first;
+  for (const auto& [raw, blob] : made_here_) {
+    if (blob.use_count() <= 1) continue;  // only made_here_ holds it: no tensor refers to it
+    std::string what;
+    auto input = buffer_of_.find(raw);
+    if (auto it = made_by_.find(raw); it != made_by_.end()) {
+      what = base::Cat("the result of ", it->second.first, " (node ", it->second.second,
+                       " of the capture)");
+    } else if (input != buffer_of_.end() &&
+               program_.buffers[input->second].kind == BufferKind::kInput) {
+      what = base::Cat("symbolic input ", program_.buffers[input->second].slot);
+    } else {
+      what = "a tensor made inside the captured function";
+    }
+    absl::Status s = absl::InvalidArgumentError(base::Cat(
+        "Graph::Capture: ", what,
+        " is still referenced after the captured function returned (kept in a captured "
+        "variable or a global, e.g. `w = w - lr * g`). It is symbolic: it has no value "
+        "outside the capture. To change a parameter, update a parameter in place: "
+        "AddInplace/CopyInto/MulScalarInplace (w -= lr * g is AddInplace(w, MulScalar(g, "
+        "-lr))), or return it as an output"));
+    MarkEscaped(blob, s);
+    if (first.ok()) first = s;
+  }
+  return first;
 }
 
 }  // namespace eagervm::graph

@@ -24,6 +24,10 @@ class Recorder final : public vm::Builder {
   std::vector<Tensor> MakeInputs(const std::vector<TensorMeta>& metas);
   // Resolves fn's results into program outputs; then the program is complete.
   absl::Status SetOutputs(const std::vector<Tensor>& outputs);
+  // After fn and every tensor Capture held are gone: InvalidArgument if a
+  // tensor made during the capture is still referenced (it escaped fn),
+  // naming the op that made it; such storages are marked (graph/escaped.h).
+  absl::Status CheckNoEscapes();
 
   const absl::Status& error() const { return error_; }
   void Fail(absl::Status s) {
@@ -61,6 +65,8 @@ class Recorder final : public vm::Builder {
   // Storages made during the capture (kept alive, so an address is never
   // reused for another storage while we look at it).
   absl::flat_hash_map<const vm::BlobObject*, std::shared_ptr<vm::BlobObject>> made_here_;
+  // The op (and node index) that first wrote each storage made here.
+  absl::flat_hash_map<const vm::BlobObject*, std::pair<const char*, size_t>> made_by_;
   std::vector<bool> written_;  // per buffer: some node wrote it (inputs, parameters: true)
   absl::Status error_;
 };

@@ -15,8 +15,11 @@ namespace eagervm::graph {
 
 class RunState final : public vm::LaunchTarget {
  public:
-  RunState(std::shared_ptr<Plan> plan, std::vector<std::shared_ptr<vm::BlobObject>> bound)
-      : plan_(std::move(plan)), keep_(std::move(bound)) {
+  // `offsets`: per bound slot, where in its storage the bound tensor starts
+  // (a view passed to Run; 0 for whole storages).
+  RunState(std::shared_ptr<Plan> plan, std::vector<std::shared_ptr<vm::BlobObject>> bound,
+           std::vector<int64_t> offsets)
+      : plan_(std::move(plan)), keep_(std::move(bound)), offsets_(std::move(offsets)) {
     for (const auto& b : keep_) bound_.push_back(b.get());
   }
   const char* name(int part) const override { return "LaunchPlan"; }
@@ -29,12 +32,14 @@ class RunState final : public vm::LaunchTarget {
     out->push_back({plan_->token(), true});
   }
   size_t InlineBytes(int part) const override { return plan_->segments()[part].inline_bytes; }
-  void Compute(int part, vm::VmStream* stream) override { plan_->RunSegment(part, stream, bound_); }
+  void Compute(int part, vm::VmStream* stream) override { plan_->RunSegment(part, stream, bound_, offsets_);
+  }
 
  private:
   std::shared_ptr<Plan> plan_;
   std::vector<std::shared_ptr<vm::BlobObject>> keep_;
   std::vector<vm::BlobObject*> bound_;
+  std::vector<int64_t> offsets_;
 };
 
 }  // namespace eagervm::graph

@@ -15,6 +15,7 @@ void Define(OpRegistry& r, const char* name, std::vector<int> mutated = {}) {
   // Element-wise and reduction kernels are short for small operands; MatMul's
   // cost grows faster than its bytes, so it always goes to the stream's worker.
   o.small_runs_inline = std::string_view(name) != "MatMul";
+  o.pure = true;  // RandomNormal too: its samples depend on (seed, index) only
   (void)r.RegisterOp(name, nullptr, std::move(o));
 }
 

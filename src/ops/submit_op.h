@@ -29,6 +29,7 @@ inline vm::KernelCall KernelCallOf(const OpDef& def, const KernelFn* kernel) {
   call.kernel = kernel;
   call.mutated_mask = def.mutated_mask;
   call.may_run_inline = def.options.small_runs_inline;
+  call.pure = def.options.pure;
   return call;
 }
 // Why `def` cannot run on `stream` for `dtype`: the stream's own error when

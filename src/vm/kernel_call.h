@@ -16,6 +16,7 @@ struct KernelCall {
   const KernelFn* kernel = nullptr;
   uint64_t mutated_mask = 0;    // bit i: the kernel writes input i
   bool may_run_inline = false;  // OpOptions::small_runs_inline
+  bool pure = false;            // OpOptions::pure (graph mode may drop or hoist it)
 
   bool mutates(int input) const { return (mutated_mask >> input) & 1; }
 };
