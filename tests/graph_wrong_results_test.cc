@@ -181,7 +181,8 @@ TEST(GraphWrongResults, ACustomOpWithNoInputsIsNotAConstant) {
   ASSERT_TRUE(Sync().ok());
   std::vector<float> got;
   const int base = g_sensor.load();
-  for (int r = 0; r < 3; ++r) got.push_back(Values<float>(RunOk(*g, {Make<float>({0}, {1})})[0])[0]);
+  for (int r = 0; r < 3; ++r)
+    got.push_back(Values<float>(RunOk(*g, {Make<float>({0}, {1})})[0])[0]);
   EXPECT_EQ(got, (std::vector<float>{base + 1.f, base + 2.f, base + 3.f}));
 }
 
@@ -226,8 +227,10 @@ void RegisterFlakyConstant() {
     o.pure = true;
     (void)RegisterOp(
         "graph_wr.FlakyConst",
-        [](const std::vector<TensorMeta>&, const Attrs&)
-            -> absl::StatusOr<std::vector<TensorMeta>> { return std::vector<TensorMeta>{F32({4})}; },
+        [](const std::vector<TensorMeta>&,
+           const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+          return std::vector<TensorMeta>{F32({4})};
+        },
         o);
     (void)RegisterKernel("graph_wr.FlakyConst", DeviceType::kCPU, [](KernelContext& ctx) {
       if (g_flaky_failures.fetch_sub(1) > 0) return absl::UnavailableError("flaky constant");

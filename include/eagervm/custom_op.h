@@ -217,8 +217,7 @@ namespace ops {
 //
 // (Before issue 15 it returned std::vector<Tensor> and took Attrs by value;
 // TensorList converts to std::vector<Tensor>, so such callers still compile.)
-EAGERVM_EXPORT absl::StatusOr<TensorList> Call(std::string_view op,
-                                               absl::Span<const Tensor> inputs,
+EAGERVM_EXPORT absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> inputs,
                                                const Attrs& attrs = {});
 }  // namespace ops
 

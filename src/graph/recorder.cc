@@ -189,13 +189,13 @@ absl::Status Recorder::CheckNoEscapes() {
     } else {
       what = "a tensor made inside the captured function";
     }
-    absl::Status s = absl::InvalidArgumentError(base::Cat(
-        "Graph::Capture: ", what,
-        " is still referenced after the captured function returned (kept in a captured "
-        "variable or a global, e.g. `w = w - lr * g`). It is symbolic: it has no value "
-        "outside the capture. To change a parameter, update a parameter in place: "
-        "AddInplace/CopyInto/MulScalarInplace (w -= lr * g is AddInplace(w, MulScalar(g, "
-        "-lr))), or return it as an output"));
+    absl::Status s = absl::InvalidArgumentError(
+        base::Cat("Graph::Capture: ", what,
+                  " is still referenced after the captured function returned (kept in a captured "
+                  "variable or a global, e.g. `w = w - lr * g`). It is symbolic: it has no value "
+                  "outside the capture. To change a parameter, update a parameter in place: "
+                  "AddInplace/CopyInto/MulScalarInplace (w -= lr * g is AddInplace(w, MulScalar(g, "
+                  "-lr))), or return it as an output"));
     MarkEscaped(blob, s);
     if (first.ok()) first = s;
   }

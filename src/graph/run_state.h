@@ -32,7 +32,8 @@ class RunState final : public vm::LaunchTarget {
     out->push_back({plan_->token(), true});
   }
   size_t InlineBytes(int part) const override { return plan_->segments()[part].inline_bytes; }
-  void Compute(int part, vm::VmStream* stream) override { plan_->RunSegment(part, stream, bound_, offsets_);
+  void Compute(int part, vm::VmStream* stream) override {
+    plan_->RunSegment(part, stream, bound_, offsets_);
   }
 
  private:
