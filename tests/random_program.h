@@ -292,7 +292,7 @@ class Program {
     const bool fail = Rand(2) == 1;
     const int64_t id = fail ? next_failure_++ : 0;
     std::vector<T> r = Ref(slots_[i]);
-    for (T& x : r) x += 1;
+    for (T& x : r) x = PlusOne(x);
     if (!InBound(r)) return Fill(i);
     // A poisoned input is forwarded: the kernel does not run, nothing new fails.
     const int64_t error = slots_[i].storage->error != 0 ? slots_[i].storage->error : id;
