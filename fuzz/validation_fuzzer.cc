@@ -3,12 +3,15 @@
 //     EAGERVM_* parser (base::ParseEnv, the process env is not touched): every
 //     value it applies must re-parse to itself and give options Configure()
 //     accepts; ParseByteSize must give a non-negative size or a status.
-//   byte 0 odd: the rest is a sequence of op calls with bad shapes (negative,
+//   byte 0 % 4 == 3: DLPack imports with fuzzed dtype, shape, strides, byte
+//     offset and alignment (a producer's fields are untrusted);
+//   byte 0 % 4 == 1: the rest is a sequence of op calls with bad shapes (negative,
 //     more than kMaxDims, overflowing), dtypes the op does not take, scalars
 //     that do not fit, bad axes and ranges, custom-op attrs of the wrong type,
 //     unknown ops, a missing device; each result is waited for, then dropped.
 // The VM runs with a 64 MiB CPU limit and no OOM wait, so huge valid shapes
 // fail fast with ResourceExhausted.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +23,10 @@
 #include "base/byte_size.h"
 #include "base/env_registry.h"
 #include "byte_choices.h"
+#include "eagervm/dlpack.h"
+#if EAGERVM_HAS_DLPACK
+#include <dlpack/dlpack.h>
+#endif
 #include "eagervm/eagervm.h"
 #include "random_program_ops.h"
 
@@ -317,6 +324,63 @@ void FuzzOps(Bytes& in) {
   if (!Sync().ok()) Die("a Sync after a Sync reported an error");
 }
 
+// ---- DLPack import: a producer's fields are untrusted ----
+
+#if EAGERVM_HAS_DLPACK
+// A DLManagedTensor over a 256-byte buffer with fuzzed dtype, shape, strides,
+// byte offset and alignment. Import must reject an element or byte count that
+// overflows and a misaligned address (the deleter then not called); an
+// accepted import whose bytes fit the buffer is read and summed; the deleter
+// runs exactly once after the last handle and a Sync.
+void FuzzDLPack(Bytes& in) {
+  alignas(64) static unsigned char buffer[256 + 64];
+  struct Owner {
+    int deleted = 0;
+  } owner;
+  std::vector<int64_t> shape, strides;
+  const int ndim = in.Byte() % 10 - 1;  // -1 .. 8 (9 is over kMaxDims, -1 invalid)
+  for (int d = 0; d < std::max(ndim, 0); ++d) shape.push_back(Dim(in.Byte()));
+  const bool with_strides = in.Byte() % 2 == 0;
+  for (int d = 0; d < std::max(ndim, 0); ++d) strides.push_back(Dim(in.Byte()));
+  static const DLDataType kTypes[] = {{kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLInt, 32, 1},
+                                      {kDLInt, 64, 1},   {kDLUInt, 8, 1},   {kDLFloat, 16, 1}};
+  DLManagedTensor m = {};
+  DLTensor& dl = m.dl_tensor;
+  dl.data = buffer + in.Byte() % 9;  // 0..8: misaligned for most dtypes
+  dl.byte_offset = in.Byte() % 9;
+  dl.device = DLDevice{kDLCPU, 0};
+  dl.ndim = ndim;
+  dl.dtype = kTypes[in.Byte() % 6];
+  dl.shape = shape.data();
+  dl.strides = with_strides ? strides.data() : nullptr;
+  m.manager_ctx = &owner;
+  m.deleter = [](DLManagedTensor* self) { ++static_cast<Owner*>(self->manager_ctx)->deleted; };
+
+  Shape checked;
+  for (int64_t d : shape) checked.push_back(d);
+  const size_t elem = (dl.dtype.bits / 8) * dl.dtype.lanes;
+  const uintptr_t address = reinterpret_cast<uintptr_t>(dl.data) + dl.byte_offset;
+  bool must_reject =
+      ndim < 0 || !checked.IsValid() || (checked.numel() > 0 && elem > 0 && address % elem != 0);
+  {
+    Tensor t = FromDLPack(&m);
+    if (t.ok() && must_reject) {
+      Die("FromDLPack accepted shape " + checked.ToString() + " at address offset " +
+          std::to_string(address % 64));
+    }
+    if (!t.ok() && owner.deleted != 0) Die("a rejected import called its deleter");
+    const bool fits = t.ok() && static_cast<size_t>(dl.byte_offset) + t.nbytes() + 8 <= 256;
+    if (fits) {
+      (void)t.Wait();
+      if (t.dtype() == DType::kFloat32 || t.dtype() == DType::kFloat64) (void)ops::Sum(t).Wait();
+    }
+    if (t.ok() && !fits) t = Tensor();  // larger than the buffer: the fuzzer's lie, never read
+  }
+  (void)Sync();
+  if (owner.deleted > 1) Die("an import's deleter ran more than once");
+}
+#endif
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -333,6 +397,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Bytes in(data + 1, size - 1);
   if (data[0] % 2 == 0) {
     FuzzEnv(in.Rest());
+  } else if (data[0] % 4 == 3) {
+#if EAGERVM_HAS_DLPACK
+    for (int i = 0; i < 8 && !in.at_end(); ++i) FuzzDLPack(in);
+#endif
   } else {
     FuzzOps(in);
   }

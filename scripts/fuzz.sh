@@ -6,4 +6,4 @@
 # e.g. after `-merge=1`), crashes land in build/fuzz/crash-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FUZZ_SECONDS="${1:-600}" exec scripts/test.sh fuzz
+FUZZ_EXPLORE_SECONDS="${1:-600}" exec scripts/test.sh fuzz

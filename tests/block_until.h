@@ -7,7 +7,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <thread>
+
+#include "eagervm/virtual_machine.h"
 
 namespace eagervm::testing {
 
@@ -18,6 +21,23 @@ inline bool BlockUntil(const std::atomic<bool>& flag, std::chrono::seconds limit
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
+}
+
+// The opener of a held stream: waits until a submitter has begun a
+// back-pressure wait (VmStats::backpressure_waits passed `waits_before`,
+// counted when a wait begins), then sets `release`. No sleep decides it: the
+// stream is opened because back-pressure happened, so a test that asserts
+// back-pressure holds on any machine. Gives up (and opens) after `limit`.
+inline std::thread OpenWhenBackPressured(std::atomic<bool>& release, uint64_t waits_before,
+                                         std::chrono::seconds limit = std::chrono::seconds(20)) {
+  return std::thread([&release, waits_before, limit] {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (VirtualMachine::Get().GetStats().backpressure_waits <= waits_before &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    release = true;
+  });
 }
 
 }  // namespace eagervm::testing

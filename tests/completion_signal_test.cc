@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "block_until.h"
 #include "eagervm/eagervm.h"
 
 namespace eagervm {
@@ -46,8 +47,8 @@ void RegisterOps() {
     // attrs["ms"] milliseconds of work (1: longer than the scheduler's spin window).
     EXPECT_TRUE(RegisterOp("wake.Busy", NoOutputs, mut).ok());
     EXPECT_TRUE(RegisterKernel("wake.Busy", DeviceType::kCPU, [](KernelContext& ctx) {
-                  const auto end =
-                      Clock::now() + std::chrono::milliseconds(std::get<int64_t>(ctx.attrs().at("ms")));
+                  const auto end = Clock::now() + std::chrono::milliseconds(
+                                                      std::get<int64_t>(ctx.attrs().at("ms")));
                   while (Clock::now() < end) {
                   }
                   return absl::OkStatus();
@@ -91,7 +92,8 @@ TEST_F(CompletionSignal, ABatchNoOneWaitsForWakesTheSchedulerOnce) {
   ASSERT_TRUE(Sync().ok());
   ASSERT_TRUE(ops::Call("wake.Gate", {t}).ok());
   constexpr int kOps = 50;
-  for (int i = 0; i < kOps; ++i) ASSERT_TRUE(ops::Call("wake.Busy", {t}, {{"ms", int64_t{1}}}).ok());
+  for (int i = 0; i < kOps; ++i)
+    ASSERT_TRUE(ops::Call("wake.Busy", {t}, {{"ms", int64_t{1}}}).ok());
   // Let the scheduler hand them over and park.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const uint64_t before = SchedulerWakeups();
@@ -143,17 +145,34 @@ TEST_F(CompletionSignal, ACompletionSomethingWaitsForIsReportedMidBatch) {
 
 // A back-pressured submitter is a waiter too: 3000 worker-bound ops through a
 // mark of 64 finish (each wait ends when the scheduler hears of releases).
+// The stream is held by a blocking callback until the submitter is seen
+// waiting, so back-pressure happens on any machine, however loaded.
 TEST_F(CompletionSignal, BackPressureStillDrains) {
   RegisterOps();
   Tensor t = Float();
   Tensor one = Full({4096}, 1.0f, DType::kFloat32);  // 16 KiB: past inline_max_bytes
   Tensor acc = Full({4096}, 0.0f, DType::kFloat32);
+  const uint64_t waits0 = VirtualMachine::Get().GetStats().backpressure_waits;
+  std::atomic<bool> release{false}, timed_out{false};
+  ASSERT_TRUE(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
+                return b->AccessBlobByCallback(
+                    acc,
+                    [&](void*, size_t) {
+                      if (!testing::BlockUntil(release, std::chrono::seconds(20))) {
+                        timed_out = true;
+                      }
+                    },
+                    vm::AccessMode::kRead);
+              }).ok());
+  std::thread opener = testing::OpenWhenBackPressured(release, waits0);
   for (int i = 0; i < 3000; ++i) ASSERT_TRUE(ops::AddInplace(acc, one).ok());
+  opener.join();
+  EXPECT_FALSE(timed_out.load());
   absl::StatusOr<std::vector<float>> v = acc.ToVector<float>();
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ((*v)[0], 3000.0f);
   EXPECT_EQ((*v)[4095], 3000.0f);
-  EXPECT_GT(VirtualMachine::Get().GetStats().backpressure_waits, 0u);
+  EXPECT_GT(VirtualMachine::Get().GetStats().backpressure_waits, waits0);
 }
 
 }  // namespace

@@ -393,6 +393,27 @@ TEST(DLPack, RejectsBadShapes) {
   ExpectRejected(no_data, "data is null");
 }
 
+// A producer's fields are untrusted (issue 28): counts that overflow would let
+// a later op read far out of bounds; a misaligned address is UB in a kernel.
+TEST(DLPack, RejectsOverflowingCountsAndMisalignedData) {
+  Producer p(kF32, {2}, sizeof(float));
+  int64_t square[2] = {int64_t{1} << 40, int64_t{1} << 40};
+  p.managed.dl_tensor.shape = square;
+  p.managed.dl_tensor.ndim = 2;
+  ExpectRejected(p, "element count overflows");
+  int64_t long_one[1] = {int64_t{1} << 62};
+  p.managed.dl_tensor.shape = long_one;
+  p.managed.dl_tensor.ndim = 1;
+  ExpectRejected(p, "element count overflows");
+  Producer q(kF32, {4}, sizeof(float));
+  q.managed.dl_tensor.byte_offset = 1;
+  ExpectRejected(q, "not aligned to 4 bytes");
+  q.managed.dl_tensor.byte_offset = 0;
+  q.managed.dl_tensor.data = q.bytes.data() + 2;
+  q.managed.dl_tensor.shape[0] = 3;
+  ExpectRejected(q, "not aligned to 4 bytes");
+}
+
 TEST(DLPack, RejectsUnsupportedDevices) {
   Producer p(kF32, {2}, sizeof(float));
   p.managed.dl_tensor.device = DLDevice{kDLOpenCL, 0};

@@ -71,7 +71,7 @@ absl::StatusOr<float> PhaseOne() {
   return r.Item<float>();
 }
 
-// int64, independent of phase one: To() on the other stream, CopyInto, a
+// int64, independent of phase one: To() on the other stream, AddInplace, a
 // reduction along an axis, read by ToVector().
 absl::StatusOr<std::vector<int64_t>> PhaseTwo() {
   std::vector<int64_t> v(kRows * kCols);
@@ -83,7 +83,9 @@ absl::StatusOr<std::vector<int64_t>> PhaseTwo() {
     y = x.To(Device::Cpu());
   }
   Tensor z = Zeros({kRows, kCols}, DType::kInt64);
-  absl::Status rejected = ops::CopyInto(z, ops::Add(x, y));
+  // AddInplace reads z: an allocation that failed for Zeros surfaces at the
+  // read (CopyInto would overwrite z and heal it).
+  absl::Status rejected = ops::AddInplace(z, ops::Add(x, y));
   Tensor m = ops::Max(z, /*axis=*/1);
   if (!rejected.ok()) return rejected;
   return m.ToVector<int64_t>();
@@ -190,6 +192,46 @@ TEST(FaultInjection, CleanRunIsExact) {
 }
 
 TEST(FaultInjection, EveryAllocation) { Sweep(FaultSite::kAllocation); }
+
+// The system refuses one new segment (FaultSite::kSystemAllocation, as a
+// failed malloc): unlike an allocation over the limit, the allocator retries
+// (a segment of exactly the request, or after shrinking the caches) and
+// recovers, so both phases stay exact. Caches are emptied before each run
+// so every run needs new segments.
+TEST(FaultInjection, EverySystemRefusalRecovers) {
+  const FaultSite site = FaultSite::kSystemAllocation;
+  ASSERT_TRUE(PhaseOne().ok());
+  ASSERT_TRUE(PhaseTwo().ok());
+  ASSERT_TRUE(Sync().ok());
+  const int64_t baseline = CpuBytesInUse();
+  constexpr int64_t kFar = int64_t{1} << 40;
+  ASSERT_TRUE(VirtualMachine::Get().EmptyCache().ok());
+  base::ArmFault(site, kFar);
+  ASSERT_TRUE(PhaseOne().ok());
+  ASSERT_TRUE(PhaseTwo().ok());
+  ASSERT_TRUE(Sync().ok());
+  const int64_t calls = kFar - base::FaultCountdown(site);
+  base::ArmFault(site, 0);
+  ASSERT_GT(calls, 0) << "no new segment: nothing to refuse";
+  for (int64_t n = 1; n <= calls; ++n) {
+    const std::string where =
+        "system refusal " + std::to_string(n) + " of " + std::to_string(calls);
+    ASSERT_TRUE(VirtualMachine::Get().EmptyCache().ok());
+    const int64_t injected_before = base::InjectedFaults(site);
+    base::ArmFault(site, n);
+    absl::StatusOr<float> one = PhaseOne();
+    absl::StatusOr<std::vector<int64_t>> two = PhaseTwo();
+    EXPECT_TRUE(Sync().ok()) << where;
+    base::ArmFault(site, 0);
+    EXPECT_EQ(base::InjectedFaults(site), injected_before + 1) << where;
+    ASSERT_TRUE(one.ok()) << where << ": " << one.status();
+    EXPECT_EQ(*one, PhaseOneReference()) << where;
+    ASSERT_TRUE(two.ok()) << where << ": " << two.status();
+    EXPECT_EQ(*two, PhaseTwoReference()) << where;
+    EXPECT_EQ(CpuBytesInUse(), baseline) << where;
+  }
+  std::printf("system refusals injected: %lld (each recovered)\n", static_cast<long long>(calls));
+}
 TEST(FaultInjection, EveryKernel) { Sweep(FaultSite::kKernel); }
 
 // Disarmed (or spent) hooks inject nothing.

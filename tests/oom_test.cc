@@ -132,7 +132,7 @@ TEST_F(OomTest, LiveSetTooLargeFailsThenTheVmStillWorks) {
   Tensor b = Full({Floats(40)}, 1.0f, DType::kFloat32);  // a is still live
   absl::Status s = Sync();
   ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
-  EXPECT_NE(std::string(s.message()).find("Fill"), std::string::npos) << s;  // names the op
+  EXPECT_NE(std::string(s.message()).find("Full:"), std::string::npos) << s;  // names the call
   EXPECT_TRUE(a.Wait().ok());
   EXPECT_EQ(b.Wait().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(Cpu().oom_failures, failures + 1);

@@ -55,10 +55,7 @@ TEST(ParkWake, BackPressureBlocksTheSubmitterWhileAStreamIsHeld) {
                     },
                     vm::AccessMode::kRead);
               }).ok());
-  std::thread opener([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    release = true;
-  });
+  std::thread opener = testing::OpenWhenBackPressured(release, waits0);
   constexpr int kOps = 16 * kMaxInFlight;
   for (int i = 0; i < kOps; ++i) ASSERT_TRUE(ops::AddInplace(x, one).ok());
   opener.join();

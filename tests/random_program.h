@@ -159,6 +159,19 @@ class Program {
     }
     std::copy(v.begin(), v.end(), s.storage->values.begin() + s.offset);
   }
+  // FillInplace and CopyInto overwrite their target without reading it: a
+  // write of the whole storage heals its error; of part of it (a view) keeps
+  // it. A failed source is forwarded instead (`src_error`).
+  void SetOverwritten(Slot<T>& s, const std::vector<T>& v, int64_t src_error) {
+    if (src_error != 0) {
+      s.storage->error = src_error;
+      return;
+    }
+    if (s.offset == 0 && s.numel() == static_cast<int64_t>(s.storage->values.size())) {
+      s.storage->error = 0;
+    }
+    SetRef(s, v);
+  }
   static bool InBound(const std::vector<T>& v) {
     for (T x : v) {
       if (x > static_cast<T>(kBound) || x < -static_cast<T>(kBound)) return false;
@@ -292,7 +305,7 @@ class Program {
     const bool fail = Rand(2) == 1;
     const int64_t id = fail ? next_failure_++ : 0;
     std::vector<T> r = Ref(slots_[i]);
-    for (T& x : r) x += 1;
+    for (T& x : r) x = PlusOne(x);
     if (!InBound(r)) return Fill(i);
     // A poisoned input is forwarded: the kernel does not run, nothing new fails.
     const int64_t error = slots_[i].storage->error != 0 ? slots_[i].storage->error : id;
@@ -379,7 +392,7 @@ class Program {
         if (j < 0) return Fill(i);
         Log("CopyInto(" + Name(i) + ", " + Name(j) + ")");
         Check(ops::CopyInto(slots_[i].t, slots_[j].t.Reshape(slots_[i].shape)), "CopyInto");
-        SetRef(slots_[i], Ref(slots_[j]), ErrorOf(i, j));
+        SetOverwritten(slots_[i], Ref(slots_[j]), slots_[j].storage->error);
         return;
       }
       case 6:
@@ -438,7 +451,7 @@ class Program {
     const T v = SmallValue(4);
     Log("FillInplace(" + Name(i) + ", " + std::to_string(v) + ")");
     Check(ops::FillInplace(slots_[i].t, static_cast<double>(v)), "FillInplace");
-    SetRef(slots_[i], std::vector<T>(slots_[i].numel(), v));
+    SetOverwritten(slots_[i], std::vector<T>(slots_[i].numel(), v), 0);
   }
 
   ChoiceSource* choices_;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "eagervm/eagervm.h"
@@ -15,6 +16,18 @@
 namespace eagervm::testing {
 
 inline std::string FailureTag(int64_t id) { return "[failure " + std::to_string(id) + "]"; }
+
+// x + 1; an integer wraps (two's complement) instead of overflowing, so any
+// value a user can make (Full(INT64_MAX)) is defined. The kernel and the
+// sequential reference (random_program.h) both use it.
+template <typename T>
+T PlusOne(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + 1u);
+  } else {
+    return x + 1;
+  }
+}
 
 namespace detail {
 
@@ -24,7 +37,7 @@ absl::Status AddOneKernel(KernelContext& ctx, bool inplace) {
   const T* in = ctx.input<T>(0);
   T* out = inplace ? ctx.mutable_input<T>(0) : ctx.output<T>(0);
   if (in == nullptr || out == nullptr) return absl::InvalidArgumentError("AddOne: bad dtype");
-  for (int64_t i = 0; i < n; ++i) out[i] = in[i] + 1;
+  for (int64_t i = 0; i < n; ++i) out[i] = PlusOne(in[i]);
   return absl::OkStatus();
 }
 

@@ -109,7 +109,7 @@ TEST(Trace, SmallProgramHasOneComputeSlicePerInstruction) {
       if (s.at("cat") == "compute") {
         ++compute[s.at("name").get<std::string>()];
         ++compute_slices;
-        if (s.at("name") == "Add" || s.at("name") == "Fill") {
+        if (s.at("name") == "Add" || s.at("name") == "Full") {
           EXPECT_EQ(row.name.rfind("evm-cpu", 0), 0u) << "ops compute on stream workers";
         }
         // On the scheduler, or on the thread calling Sync() when it finds the
@@ -123,7 +123,7 @@ TEST(Trace, SmallProgramHasOneComputeSlicePerInstruction) {
       }
     }
   }
-  EXPECT_EQ(compute["Fill"], 2);
+  EXPECT_EQ(compute["Full"], 2);  // named as the user called it (the Fill op)
   EXPECT_EQ(compute["Add"], 2);
   EXPECT_EQ(compute["AddInplace"], 1);
   EXPECT_EQ(compute["AccessBlob(read)"], 1);
@@ -161,7 +161,7 @@ TEST(Trace, WorkBetweenSessionsIsNotRecorded) {
   int fills = 0, adds = 0;
   for (const json& e : trace.at("traceEvents")) {
     if (e.at("ph") != "X" || e.at("cat") != "compute") continue;
-    fills += e.at("name") == "Fill";
+    fills += e.at("name") == "Full";
     adds += e.at("name") == "Add";
   }
   EXPECT_EQ(fills, 0);

@@ -25,11 +25,18 @@ using Attrs = absl::flat_hash_map<std::string, AttrValue>;
 
 struct OpOptions {
   std::vector<int> mutated_inputs;  // inputs the kernel writes in place
+  // Mutated inputs the kernel overwrites entirely without reading their old
+  // value (a fill, a copy into): each must also be in mutated_inputs. Such an
+  // input need not have been written before (an Empty tensor), and a write
+  // of all of its storage heals an error it carried, as an output's does.
+  std::vector<int> overwritten_inputs;
   // The kernel is short for small operands and never blocks (no locks, I/O,
   // sleeps or waits on other threads): the scheduler may then run a call
   // whose operands total at most VmOptions::inline_max_bytes itself, instead
   // of handing it to the stream's worker thread (a handoff costs more than a
   // tiny kernel). Off by default: a user kernel may block. Built-ins set it.
+  // Such a call may also run on a user thread that waits in Sync/Wait/Item
+  // (any thread's, not only the submitter's): see RegisterKernel.
   bool small_runs_inline = false;
   // Each thread remembers the op's inference: a call whose input metas and
   // attrs equal an earlier call's on the same thread gets that call's output
@@ -110,7 +117,7 @@ class EAGERVM_EXPORT KernelContext {
   const void* raw_input(int i) const { return InRange(i, num_inputs_) ? inputs_[i].data : nullptr; }
   void* raw_output(int i) { return InRange(i, num_outputs_) ? outputs_[i].data : nullptr; }
   void* raw_mutable_input(int i) {
-    if (!InRange(i, num_inputs_) || !((mutated_mask_ >> i) & 1)) return nullptr;
+    if (!InRange(i, num_inputs_) || i >= 64 || !((mutated_mask_ >> i) & 1)) return nullptr;
     return inputs_[i].data;
   }
 
@@ -180,6 +187,15 @@ using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; n
 // submitting thread), and calls on different streams run concurrently: it
 // must be thread-safe. It must not call blocking eagervm functions (Sync,
 // Wait, Item, ...): they fail with FailedPrecondition there.
+// Which thread: a user thread blocked in Sync, Wait, Item or a host read
+// drives the scheduler's passes itself instead of waking it (~40 us saved
+// per read), and so may run small_runs_inline kernels submitted by *other*
+// threads; with VmOptions::compute_on_scheduler_thread it may run any CPU
+// kernel, one that blocks included. So a kernel must not depend on the
+// identity of its thread (thread_locals, per-thread handles): keep such
+// state behind a lock (or keyed by stream), or leave
+// small_runs_inline off and compute_on_scheduler_thread false, which keeps
+// it on its stream's worker.
 [[nodiscard]] EAGERVM_EXPORT absl::Status RegisterKernel(std::string op, DeviceType device,
                                                          KernelFn kernel);
 

@@ -62,6 +62,10 @@ class EAGERVM_EXPORT Shape {
     }
     return true;
   }
+  // Any thread. Why the shape is invalid, for `op`'s error message ("Zeros:
+  // invalid shape [...]: the element count overflows (more than 2^60)"), or
+  // "" for a valid shape.
+  std::string InvalidReason() const;
   void push_back(int64_t d) {
     if (rank_ < kMaxDims)
       dims_[rank_++] = d;

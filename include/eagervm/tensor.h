@@ -3,6 +3,7 @@
 #define EAGERVM_TENSOR_H_
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <iosfwd>
@@ -57,6 +58,9 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   static Tensor Error(absl::Status status);
 
   bool defined() const { return impl_ != nullptr; }
+  // Never blocks: the tensor has a shape, dtype and device (defined and not
+  // an error tensor; a rejected call's tensor has none).
+  bool has_meta() const;
   // Never blocks: false iff the call that made this tensor was rejected, or the
   // tensor is undefined (default-constructed or moved-from).
   bool ok() const;
@@ -71,11 +75,15 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
 
   // Never block: known when the op is called, before it runs. The references
   // are valid while this handle is alive and not assigned to.
+  // A tensor without a meta (undefined, or an error tensor: !ok() from a
+  // rejected call) has none of a scalar's answers: dim() is -1, numel() and
+  // nbytes() are 0, shape() is [0] (no elements), dtype() float32, device()
+  // cpu. Check defined() / ok() first where the difference matters.
   const Shape& shape() const;
   DType dtype() const;
   Device device() const;
   const TensorMeta& meta() const;
-  int64_t dim() const { return shape().size(); }
+  int64_t dim() const { return has_meta() ? static_cast<int64_t>(shape().size()) : -1; }
   int64_t size(int i) const { return shape()[i]; }
   int64_t numel() const { return shape().numel(); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * SizeOf(dtype()); }
@@ -90,19 +98,27 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
     return value;
   }
   // Blocks. T must match dtype() (else InvalidArgument); errors as Wait().
+  // A large tensor (over 64 MiB) is waited for before its host vector is
+  // allocated, so one that carries an error (its own allocation failed)
+  // returns the error without asking for that memory; a host vector that
+  // cannot be allocated is ResourceExhausted.
   template <typename T>
   absl::StatusOr<std::vector<T>> ToVector() const {
     absl::Status s = CheckHostRead(DTypeOf<T>(), "ToVector");
+    if (s.ok() && nbytes() > (size_t{64} << 20)) s = Wait();
+    if (!s.ok()) return s;
+    using Elem = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+    std::vector<Elem> out;
+    try {
+      out.resize(static_cast<size_t>(numel()));
+    } catch (const std::exception&) {  // bad_alloc, length_error
+      return HostVectorRefused(sizeof(Elem));
+    }
+    s = CopyToHost(out.data(), out.size() * sizeof(Elem));
     if (!s.ok()) return s;
     if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
-      std::vector<unsigned char> bytes(static_cast<size_t>(numel()));
-      s = CopyToHost(bytes.data(), bytes.size());
-      if (!s.ok()) return s;
-      return std::vector<bool>(bytes.begin(), bytes.end());
+      return std::vector<bool>(out.begin(), out.end());
     } else {
-      std::vector<T> out(static_cast<size_t>(numel()));
-      s = CopyToHost(out.data(), out.size() * sizeof(T));
-      if (!s.ok()) return s;
       return out;
     }
   }
@@ -127,6 +143,7 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
  private:
   absl::Status ReadItem(void* dst, DType expected) const;
   absl::Status CheckHostRead(DType expected, const char* what) const;
+  absl::Status HostVectorRefused(size_t element_bytes) const;  // ToVector's out of memory
 
   std::shared_ptr<internal::TensorImpl> impl_;
 };

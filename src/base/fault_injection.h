@@ -17,8 +17,13 @@
 
 namespace eagervm::base {
 
-enum class FaultSite { kAllocation = 0, kKernel = 1 };
-inline constexpr int kNumFaultSites = 2;
+// kAllocation: an allocator's Allocate fails with RESOURCE_EXHAUSTED (as
+// over a limit). kSystemAllocation: the system refuses one new segment of a
+// caching allocator (its backend returns null), which the allocator must
+// recover from or report as "the system refused it". kKernel: an eager kernel
+// call fails with ABORTED.
+enum class FaultSite { kAllocation = 0, kKernel = 1, kSystemAllocation = 2 };
+inline constexpr int kNumFaultSites = 3;
 
 namespace internal_fault {
 // Per site: calls left up to and including the one that fails; <= 0 when

@@ -1,5 +1,6 @@
 #include "base/log.h"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -68,6 +69,20 @@ std::optional<LogLevel> ParseLogLevel(std::string_view text) {
   if (t == "error") return LogLevel::kError;
   if (t == "off" || t == "none") return LogLevel::kOff;
   return std::nullopt;
+}
+
+bool LogRateLimit::Pass(int64_t ms, int64_t* dropped) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  int64_t last = last_ms_.load(std::memory_order_relaxed);
+  if ((last >= 0 && now - last < ms) ||
+      !last_ms_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  *dropped = dropped_.exchange(0, std::memory_order_relaxed);
+  return true;
 }
 
 }  // namespace base

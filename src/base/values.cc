@@ -35,6 +35,20 @@ std::string_view ToString(DType d) {
 }
 std::ostream& operator<<(std::ostream& os, DType d) { return os << ToString(d); }
 
+std::string Shape::InvalidReason() const {
+  if (overflow_) return "more than " + std::to_string(kMaxDims) + " dimensions";
+  for (int i = 0; i < rank_; ++i) {
+    if (dims_[i] < 0) {
+      return "dimension " + std::to_string(i) + " is " + std::to_string(dims_[i]) +
+             " (dims must be >= 0)";
+    }
+  }
+  if (!IsValid()) {
+    return "the element count overflows (more than 2^60 elements, the most a tensor may hold)";
+  }
+  return "";
+}
+
 std::string Shape::ToString() const {
   std::string s = "[";
   for (int i = 0; i < rank_; ++i) {

@@ -34,6 +34,11 @@ absl::StatusOr<Shape> CheckShape(const DLTensor& dl) {
     if (dl.shape[d] < 0) return Rejected(base::Cat("dimension ", d, " is ", dl.shape[d]));
     shape.push_back(dl.shape[d]);
   }
+  // The producer's fields are untrusted: an element (or byte) count that
+  // overflows would let a later op read far out of bounds.
+  if (!shape.IsValid()) {
+    return Rejected(base::Cat("shape ", shape.ToString(), ": ", shape.InvalidReason()));
+  }
   return shape;
 }
 
@@ -88,6 +93,16 @@ absl::StatusOr<TensorMeta> CheckImport(const DLManagedTensor* m) {
   absl::Status s = CheckStrides(dl, *shape);
   if (!s.ok()) return s;
   if (dl.data == nullptr && shape->numel() > 0) return Rejected("data is null");
+  // Kernels read the data as the dtype: a misaligned address is undefined
+  // behaviour there (and a fault on some devices). Not copied: the import
+  // shares the producer's memory, so the producer must align it.
+  const uintptr_t address = reinterpret_cast<uintptr_t>(dl.data) + dl.byte_offset;
+  if (shape->numel() > 0 && address % SizeOf(*dtype) != 0) {
+    return Rejected(
+        base::Cat("the data address (data + byte_offset = ", fmt::format("{:#x}", address),
+                  ") is not aligned to ", SizeOf(*dtype), " bytes for ", ToString(*dtype),
+                  "; align it, or copy it into an aligned buffer"));
+  }
   absl::StatusOr<Device> device = CheckDevice(dl.device);
   if (!device.ok()) return device.status();
   return TensorMeta{*shape, *dtype, *device};

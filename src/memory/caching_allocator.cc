@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/byte_size.h"
 #include "base/fault_injection.h"
+#include "base/log.h"
 #include "base/str_cat.h"
 #include "memory/asan_poison.h"
 
@@ -93,12 +95,19 @@ Block* CachingAllocator::NewSegmentLocked(size_t size) {
     const size_t seg = tries[i];
     if (!budget_->TryReserve(static_cast<int64_t>(seg))) {
       last_refusal_was_system_ = false;
-    } else if (void* p = backend_->Allocate(seg); p == nullptr) {
-      budget_->Unreserve(static_cast<int64_t>(seg));
+    } else if (void* p = base::ShouldInjectFault(base::FaultSite::kSystemAllocation)
+                             ? nullptr
+                             : backend_->Allocate(seg);
+               p == nullptr) {
+      budget_->CancelReserve(static_cast<int64_t>(seg));
       last_refusal_was_system_ = true;
     } else {
       ++c_.system_allocs;
       c_.reserved += static_cast<int64_t>(seg);
+      EAGERVM_LOG_EVERY_MS(kDebug, 1000, "", budget_->device().ToString(),
+                           " allocator grew by a segment of ",
+                           base::FormatByteSize(static_cast<int64_t>(seg)), " (",
+                           base::FormatByteSize(c_.reserved), " reserved by this allocator)");
       AsanPoison(p, seg);
       Block* b = NewBlock();
       b->ptr = static_cast<char*>(p);
@@ -175,6 +184,7 @@ void CachingAllocator::Shrink() {
 }
 
 void CachingAllocator::ShrinkLocked() {
+  const int64_t before = c_.reserved;
   for (FreeBins* bins : {&small_, &large_}) {
     bins->ForEach([&](Block* b) {
       mu_.AssertHeld();  // a lambda is analysed on its own; ShrinkLocked holds mu_
@@ -187,6 +197,11 @@ void CachingAllocator::ShrinkLocked() {
       budget_->Unreserve(static_cast<int64_t>(b->size));
       RecycleBlock(b);
     });
+  }
+  if (c_.reserved != before) {
+    EAGERVM_LOG_EVERY_MS(kDebug, 1000, "", budget_->device().ToString(), " allocator trimmed ",
+                         base::FormatByteSize(before - c_.reserved), " of cached segments (",
+                         base::FormatByteSize(c_.reserved), " reserved)");
   }
 }
 

@@ -11,9 +11,11 @@ namespace eagervm::memory {
 // (1) Shrink every cache of the device (other streams' cached blocks count
 // against the device limit too) and retry. (2) Wait for memory freed by other
 // threads — releases running on other streams — retrying after each free,
-// until `oom_wait` passes. The caller's own stream cannot make progress while
-// it waits here, so memory only its own queued releases would free is not
-// waited for (docs/memory.md).
+// until `oom_wait` passes (also when the system refused: another stream's
+// free may leave room; frees that keep coming do not extend the wait, and the
+// allocator's own refused attempts wake nothing). The caller's own stream cannot make progress
+// while it waits here, so memory only its own queued releases would free is not waited for
+// (docs/memory.md).
 absl::StatusOr<void*> CachingAllocator::AllocateWithRecovery(size_t size, size_t bytes) {
   const int64_t limit = budget_->limit();
   if (limit > 0 && static_cast<int64_t>(size) > limit) {
@@ -36,7 +38,7 @@ absl::StatusOr<void*> CachingAllocator::AllocateWithRecovery(size_t size, size_t
       return static_cast<void*>(b->ptr);
     }
     system_refused = last_refusal_was_system_;
-    if (options_.oom_wait.count() <= 0) break;
+    if (options_.oom_wait.count() <= 0 || std::chrono::steady_clock::now() >= deadline) break;
   }
   budget_->EndWait();
   {

@@ -23,6 +23,10 @@ void DeviceMemoryBudget::Unreserve(int64_t bytes) {
   NotifyFreed();
 }
 
+void DeviceMemoryBudget::CancelReserve(int64_t bytes) {
+  reserved_.fetch_sub(bytes, std::memory_order_relaxed);
+}
+
 void DeviceMemoryBudget::AddInUse(int64_t bytes) {
   const int64_t now = in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   int64_t peak = peak_in_use_.load(std::memory_order_relaxed);

@@ -37,6 +37,10 @@ class DeviceMemoryBudget {
   [[nodiscard]] bool TryReserve(int64_t bytes);
   // Gives back reserved bytes (a segment returned to the system); wakes waiters.
   void Unreserve(int64_t bytes);
+  // Takes back a reservation the system then refused: nothing was freed, so
+  // no waiter is woken (waking the refused allocator's own wait would make it
+  // retry at once, forever: a refused request must reach its deadline).
+  void CancelReserve(int64_t bytes);
   void AddInUse(int64_t bytes);
   // Bytes stopped being in use (they are cached now); wakes waiters, since
   // their allocator can shrink that cache.

@@ -9,9 +9,11 @@
 namespace eagervm::internal {
 namespace {
 
-void Define(OpRegistry& r, const char* name, std::vector<int> mutated = {}) {
+void Define(OpRegistry& r, const char* name, std::vector<int> mutated = {},
+            std::vector<int> overwritten = {}) {
   OpOptions o;
   o.mutated_inputs = std::move(mutated);
+  o.overwritten_inputs = std::move(overwritten);
   // Element-wise and reduction kernels are short for small operands; MatMul's
   // cost grows faster than its bytes, so it always goes to the stream's worker.
   o.small_runs_inline = std::string_view(name) != "MatMul";
@@ -23,9 +25,11 @@ void Define(OpRegistry& r, const char* name, std::vector<int> mutated = {}) {
 
 void RegisterBuiltinOps(OpRegistry& r) {
   Define(r, "Fill");
-  Define(r, "FillInplace", {0});
+  // A fill and a copy into `self` never read it: it may be unwritten (Empty)
+  // or carry an error, which their write heals.
+  Define(r, "FillInplace", {0}, {0});
   Define(r, "Copy");
-  Define(r, "CopyInto", {0});
+  Define(r, "CopyInto", {0}, {0});
   Define(r, "Add");
   Define(r, "AddInplace", {0});
   Define(r, "MulScalarInplace", {0});

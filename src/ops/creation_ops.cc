@@ -17,9 +17,8 @@ namespace {
 
 absl::Status CheckShape(const Shape& shape, const char* op) {
   if (!shape.IsValid()) {
-    return absl::InvalidArgumentError(base::Cat(op, ": invalid shape ", shape.ToString(),
-                                                " (dims must be >= 0, at most ", Shape::kMaxDims,
-                                                " of them)"));
+    return absl::InvalidArgumentError(
+        base::Cat(op, ": invalid shape ", shape.ToString(), ": ", shape.InvalidReason()));
   }
   return absl::OkStatus();
 }
@@ -72,17 +71,31 @@ Tensor FromBlob(void* data, Shape shape, DType dtype, std::function<void(void*)>
   return Tensor(std::move(impl));
 }
 
-Tensor Full(Shape shape, Scalar value, DType dtype, Device device) {
-  absl::Status s = CheckShape(shape, "Full");
-  if (s.ok()) s = internal::CheckScalarFits(value, dtype, "Full");
+namespace {
+
+// Full and Zeros: the Fill op, with errors (at the call and at run time)
+// naming the function the user called.
+Tensor FullAs(const char* name, Shape shape, Scalar value, DType dtype, Device device) {
+  absl::Status s = CheckShape(shape, name);
+  if (s.ok()) s = internal::CheckScalarFits(value, dtype, name);
   if (!s.ok()) return Tensor::Error(s);
   Tensor out = internal::NewTensor(TensorMeta{shape, dtype, device});
-  s = internal::SubmitOp(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, {&out}, {value});
+  const Tensor* outputs[] = {&out};
+  const Scalar scalars[] = {value};
+  s = internal::SubmitOp(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, outputs, scalars, nullptr, name);
   if (!s.ok()) return Tensor::Error(s);
   return out;
 }
 
-Tensor Zeros(Shape shape, DType dtype, Device device) { return Full(shape, 0, dtype, device); }
+}  // namespace
+
+Tensor Full(Shape shape, Scalar value, DType dtype, Device device) {
+  return FullAs("Full", std::move(shape), value, dtype, device);
+}
+
+Tensor Zeros(Shape shape, DType dtype, Device device) {
+  return FullAs("Zeros", std::move(shape), 0, dtype, device);
+}
 
 Tensor Empty(Shape shape, DType dtype, Device device) {
   absl::Status s = CheckShape(shape, "Empty");

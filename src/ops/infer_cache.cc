@@ -1,5 +1,6 @@
 #include "ops/infer_cache.h"
 
+#include <bit>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -39,14 +40,37 @@ inline uint64_t Mix(uint64_t h, uint64_t v) {
   return h ^ (h >> 29);
 }
 
+uint64_t DoubleBits(double d) { return std::bit_cast<uint64_t>(d); }
+
 uint64_t HashAttr(const std::string& key, const AttrValue& value) {
   const uint64_t v = std::visit(
-      [](const auto& x) -> uint64_t { return absl::Hash<std::decay_t<decltype(x)>>{}(x); },
+      [](const auto& x) -> uint64_t {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, double>) {
+          return DoubleBits(x);  // as SameAttrs compares: by the bits
+        } else {
+          return absl::Hash<T>{}(x);
+        }
+      },
       value);
   return Mix(Mix(absl::Hash<std::string>{}(key), value.index()), v);
 }
 
 }  // namespace
+
+bool SameAttrs(const Attrs& a, const Attrs& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [key, value] : a) {
+    auto it = b.find(key);
+    if (it == b.end() || it->second.index() != value.index()) return false;
+    if (const double* d = std::get_if<double>(&value)) {
+      if (DoubleBits(*d) != DoubleBits(std::get<double>(it->second))) return false;
+    } else if (!(it->second == value)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 InferCache* InferCache::ForThisThread() {
   if (internal_infer::t_cache != nullptr) [[likely]]

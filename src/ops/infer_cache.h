@@ -28,6 +28,12 @@ namespace eagervm::internal {
 
 struct OpDef;
 
+// Whether two attrs are the same attributes, bit for bit: doubles compare by
+// their bits, so 0.0 and -0.0 differ (a kernel computing 1/f must get its own
+// call's sign) and a NaN equals the same NaN (payload included). `==` on
+// Attrs would do neither.
+bool SameAttrs(const Attrs& a, const Attrs& b);
+
 // One remembered inference. Only whole, valid results are stored: an
 // InferFn that failed, threw, or returned an output ops::Call rejects is
 // asked again next time (and fails again, with its own message).
@@ -47,7 +53,7 @@ struct InferEntry {
     for (size_t i = 0; i < in.size(); ++i) {
       if (!(inputs[i] == in[i]->impl()->meta)) return false;
     }
-    return attrs == nullptr ? a.empty() : *attrs == a;
+    return attrs == nullptr ? a.empty() : SameAttrs(*attrs, a);
   }
 };
 

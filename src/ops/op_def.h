@@ -48,7 +48,8 @@ struct OpDef {
   std::string name;
   InferFn infer;  // custom ops; built-ins infer in their ops:: function
   OpOptions options;
-  uint64_t mutated_mask = 0;  // bit i: input i is written
+  uint64_t mutated_mask = 0;      // bit i: input i is written
+  uint64_t overwritten_mask = 0;  // bit i: input i is written without being read
   // A kernel serving every dtype of a device (custom ops) ...
   KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.
@@ -62,7 +63,9 @@ struct OpDef {
     }
     return device_kernel[static_cast<int>(device)].Get();
   }
-  bool mutates(int input) const { return (mutated_mask >> input) & 1; }
+  bool mutates(int input) const {
+    return input < 64 && ((mutated_mask >> input) & 1);  // 64 and up: read-only
+  }
 };
 
 // The OpDef behind a public OpHandle (ops layer only).

@@ -27,6 +27,13 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
     }
     def->mutated_mask |= uint64_t{1} << i;
   }
+  for (int i : options.overwritten_inputs) {
+    if (i < 0 || i >= 64 || ((def->mutated_mask >> i) & 1) == 0) {
+      return absl::InvalidArgumentError(base::Cat("RegisterOp(", name, "): overwritten input ", i,
+                                                  " is not one of the mutated inputs"));
+    }
+    def->overwritten_mask |= uint64_t{1} << i;
+  }
   def->name = name;
   def->infer = std::move(infer);
   def->options = std::move(options);

@@ -10,9 +10,8 @@ namespace eagervm {
 
 Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed) {
   if (!shape.IsValid()) {
-    return Tensor::Error(absl::InvalidArgumentError(base::Cat("RandomNormal: invalid shape ", shape,
-                                                              " (dims must be >= 0, at most ",
-                                                              Shape::kMaxDims, " of them)")));
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("RandomNormal: invalid shape ", shape, ": ", shape.InvalidReason())));
   }
   if (!IsFloating(dtype)) {
     return Tensor::Error(absl::InvalidArgumentError(

@@ -28,6 +28,7 @@ inline vm::KernelCall KernelCallOf(const OpDef& def, const KernelFn* kernel) {
   call.name = def.name.c_str();
   call.kernel = kernel;
   call.mutated_mask = def.mutated_mask;
+  call.overwritten_mask = def.overwritten_mask;
   call.may_run_inline = def.options.small_runs_inline;
   call.pure = def.options.pure;
   return call;
@@ -50,12 +51,14 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
 
 // Queues `def` on the current stream of the first input's (or output's)
 // device; the kernel is picked by `dtype`. Tensors are already validated.
+// `name`: what its runtime errors call it, when the user called another
+// function than the op (Zeros runs Fill); null: the op's name.
 // Inline: with the VM's one out-of-line call (SubmitKernelCall) it is every
 // op's path, and a call layer costs ~25 instructions per op (issue 15).
 [[gnu::always_inline]] inline absl::Status SubmitOp(
     const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
     absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
-    const std::shared_ptr<const Attrs>* attrs = nullptr) {
+    const std::shared_ptr<const Attrs>* attrs = nullptr, const char* name = nullptr) {
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
   const Device device = first->impl()->meta.device;  // validated: defined
   // Shapes inferred from valid inputs may still be too large (broadcasting
@@ -68,8 +71,9 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
   if (kernel == nullptr) [[unlikely]]
     return NoKernelError(def, Stream::Current(device), dtype);
   // One instruction, straight to the VM (the builder only where one runs).
-  return vm::SubmitKernelCall(KernelCallOf(def, kernel),
-                              vm::KernelCallArgs{inputs, outputs, scalars, attrs},
+  vm::KernelCall call = KernelCallOf(def, kernel);
+  if (name != nullptr) call.name = name;
+  return vm::SubmitKernelCall(call, vm::KernelCallArgs{inputs, outputs, scalars, attrs},
                               vm::CurrentStream(device));
 }
 [[gnu::always_inline]] inline absl::Status SubmitOp(const OpDef& def, DType dtype,

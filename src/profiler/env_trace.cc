@@ -2,6 +2,9 @@
 #include "profiler/env_trace.h"
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "base/env_registry.h"
@@ -18,6 +21,16 @@ std::atomic<bool> env_trace_started{false};
 void StartEnvTrace() {
   const std::string& path = base::ProcessEnv().trace_path;
   if (path.empty()) return;
+  // The file is written at the end of the run; a path that cannot be written
+  // (no such folder, no permission) is said now, not after the whole run.
+  // Opened for append, so an existing file is not truncated until then.
+  if (std::FILE* f = std::fopen(path.c_str(), "ab"); f == nullptr) {
+    EAGERVM_LOG(kWarning, "EAGERVM_TRACE=", path, ": cannot open it for writing (",
+                std::strerror(errno), "); the run goes on without a trace");
+    return;
+  } else {
+    std::fclose(f);
+  }
   absl::Status s = StartSession();
   if (!s.ok()) {
     EAGERVM_LOG(kWarning, "EAGERVM_TRACE=", path, ": ", s.message());

@@ -9,11 +9,22 @@
 namespace eagervm::vm {
 
 void AccessBlobPolicy::Compute(VmStream* stream) {
-  if (blob_->error() != nullptr) {
-    Deliver(blob_->error(), nullptr, 0);
+  if (const ErrorPtr& e = blob_->error(); e != nullptr) {
+    // The callback is skipped. An error a Wait or Sync already reported
+    // would then leave the skip unsaid: file it anew, so the next sync point
+    // says the user's callback did not run.
+    if (!runtime_callback_ && e->reported.load(std::memory_order_acquire)) {
+      context_->RecordError(std::make_shared<ErrorRecord>(
+          absl::Status(e->status.code(), base::Cat(name(),
+                                                   ": the callback was not run: the tensor carries "
+                                                   "an error (reported before): ",
+                                                   e->status.message()))));
+    }
+    Deliver(e, nullptr, 0);
     return;
   }
-  if (!blob_->allocated()) {
+  const bool fresh = !blob_->allocated();
+  if (fresh) {
     if (!write_) {
       Deliver(std::make_shared<ErrorRecord>(absl::FailedPreconditionError(
                   "reading a tensor whose storage was never written (or was already released)")),
@@ -31,8 +42,16 @@ void AccessBlobPolicy::Compute(VmStream* stream) {
       Deliver(e, nullptr, 0);
       return;
     }
+  } else if (!write_ && !blob_->Written(offset_, offset_ + bytes_)) [[unlikely]] {
+    Deliver(std::make_shared<ErrorRecord>(absl::FailedPreconditionError(
+                "reading bytes of a tensor that no write covered (a write through a view wrote "
+                "only part of a storage that was never written)")),
+            nullptr, 0);
+    return;
   }
   Deliver(nullptr, static_cast<char*>(blob_->data()) + offset_, bytes_);
+  // A write callback wrote the view's bytes (whatever it did with them).
+  if (write_) blob_->NoteWritten(offset_, offset_ + bytes_, fresh);
 }
 
 void AccessBlobPolicy::Deliver(const ErrorPtr& error, void* data, size_t bytes) {

@@ -21,7 +21,11 @@ void RunUserDeleter(const std::function<void(void*)>& deleter, void* data) {
   }
 }
 
+alignas(64) char empty_user_data[64];
+
 }  // namespace
+
+void* BlobObject::EmptyUserData() { return empty_user_data; }
 
 absl::Status BlobObject::EnsureAllocated(memory::Allocator* allocator) {
   if (data_ != nullptr) return absl::OkStatus();
@@ -35,13 +39,14 @@ absl::Status BlobObject::EnsureAllocated(memory::Allocator* allocator) {
 void BlobObject::Free() {
   if (data_ == nullptr) return;
   if (deleter_) {
-    RunUserDeleter(deleter_, data_);
+    RunUserDeleter(deleter_, data_ == EmptyUserData() ? nullptr : data_);
     deleter_ = nullptr;
   } else if (allocator_ != nullptr) {
     allocator_->Deallocate(data_, nbytes_);
   }
   data_ = nullptr;
   allocator_ = nullptr;
+  partial_.reset();
 }
 
 }  // namespace eagervm::vm

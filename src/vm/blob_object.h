@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "eagervm/device.h"
@@ -16,6 +17,7 @@
 #include "vm/dependence.h"
 #include "vm/error_record.h"
 #include "vm/fork_guard.h"
+#include "vm/written_ranges.h"
 
 namespace eagervm::vm {
 
@@ -36,9 +38,14 @@ class BlobObject {
         device_(meta.device),
         meta_(meta),
         has_meta_(true) {}
-  // Wraps memory the user owns; `deleter(data)` runs when the storage is released.
+  // Wraps memory the user owns; `deleter(data)` runs when the storage is
+  // released. An empty storage may come with a null `data`: it is still
+  // allocated (a valid empty tensor), and its deleter gets the null back.
   BlobObject(void* data, size_t nbytes, Device device, std::function<void(void*)> deleter)
-      : nbytes_(nbytes), device_(device), data_(data), deleter_(std::move(deleter)) {}
+      : nbytes_(nbytes),
+        device_(device),
+        data_(data != nullptr ? data : EmptyUserData()),
+        deleter_(std::move(deleter)) {}
   ~BlobObject() {
     if (fork_generation_ == ForkGeneration()) [[likely]]
       Free();  // else: the parent's memory and allocator, left as they are
@@ -71,6 +78,29 @@ class BlobObject {
     if (error_ != nullptr) [[unlikely]]
       error_.reset();
   }
+  // Partial writes. A write of bytes [begin, end) succeeded. One that covers
+  // the whole storage heals an error it carried and makes every byte
+  // readable; one that covers part of it heals nothing (the error stays: the
+  // other bytes are still what the failure left), and on a storage it just
+  // allocated starts tracking which bytes were written (WrittenRanges).
+  // `fresh`: this write allocated the storage.
+  void NoteWritten(size_t begin, size_t end, bool fresh) {
+    if (begin == 0 && end >= nbytes_) [[likely]]
+      return NoteWrittenWhole();
+    if (fresh) partial_ = std::make_unique<WrittenRanges>();
+    if (partial_ != nullptr && partial_->Add(begin, end, nbytes_)) partial_.reset();
+  }
+  void NoteWrittenWhole() {
+    clear_error();
+    if (partial_ != nullptr) [[unlikely]]
+      partial_.reset();
+  }
+  bool partly_written() const { return partial_ != nullptr; }
+  // Whether every byte of [begin, end) holds a written value (allocated()
+  // aside): false only for bytes of a partly written storage no write covered.
+  bool Written(size_t begin, size_t end) const {
+    return partial_ == nullptr || partial_->Covers(begin, end);
+  }
 
   // --- scheduler thread only ---
   Dependence& dependence() { return dependence_; }
@@ -96,6 +126,8 @@ class BlobObject {
   }
 
  private:
+  static void* EmptyUserData();  // stands for a user's null pointer to no bytes
+
   const size_t nbytes_;
   const Device device_;
   const uint32_t fork_generation_ = ForkGeneration();
@@ -105,6 +137,7 @@ class BlobObject {
   memory::Allocator* allocator_ = nullptr;
   std::function<void(void*)> deleter_;
   ErrorPtr error_;
+  std::unique_ptr<WrittenRanges> partial_;  // null: no partly written storage
   // Submitting threads write the hints below on every op, the scheduler the
   // dependence, and the thread running the kernels reads the fields above:
   // a line's worth of padding between each two groups keeps them on separate

@@ -248,7 +248,8 @@ bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
   if (!s->handoff.empty()) return false;
   if (!s->running.empty() && !s->running.tail->done()) return false;
   if (caller_driving_ && instr->caller_runs) return true;
-  return inline_max_bytes_ != 0 && instr->inline_bytes <= inline_max_bytes_;
+  return inline_max_bytes_ != 0 && instr->inline_bytes != InstructionPolicy::kNotInline &&
+         instr->inline_bytes <= inline_max_bytes_;
 }
 
 void Engine::FlushHandoffs() {

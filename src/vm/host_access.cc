@@ -23,6 +23,11 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   // Every write of the storage has run: no instruction is needed at all (a
   // capture records the read instead).
   bool busy = false;
+  if (vm.drained()) [[unlikely]] {  // after Shutdown(): the final bytes, no instruction
+    const internal::TensorImpl& impl = *t.impl();
+    return vm.ReadAfterShutdown(*impl.blob(), t.device(), static_cast<size_t>(impl.offset), dst,
+                                copied, what);
+  }
   if (t.device().is_cpu() && vm::CurrentRecorder() == nullptr) {
     const internal::TensorImpl& impl = *t.impl();
     if (std::optional<absl::Status> read =

@@ -41,6 +41,34 @@ void OpCallPolicy::Fail(VmStream* stream, absl::Status s) {
   Poison(e);
 }
 
+namespace {
+
+size_t Bytes(const internal::Operand& o) {
+  return static_cast<size_t>(o.meta->shape.numel()) * SizeOf(o.meta->dtype);
+}
+
+// Whether the operand's bytes hold written values (a partly written storage
+// may have bytes no write covered).
+bool Readable(const internal::Operand& o) {
+  if (!o.blob->partly_written()) [[likely]]
+    return true;
+  return o.blob->Written(static_cast<size_t>(o.offset), static_cast<size_t>(o.offset) + Bytes(o));
+}
+
+// After a successful write of `o`: heal (a write of the whole storage) or
+// track the bytes written (a view). `fresh`: the write allocated it.
+void NoteWritten(internal::Operand& o, bool fresh) {
+  // An op's own fresh output reads its storage's meta (no multiply).
+  if (o.offset == 0 && o.meta == o.blob->meta()) [[likely]] {
+    o.blob->NoteWrittenWhole();
+    return;
+  }
+  const size_t begin = static_cast<size_t>(o.offset);
+  o.blob->NoteWritten(begin, begin + Bytes(o), fresh);
+}
+
+}  // namespace
+
 void OpCallPolicy::RefuseInput(VmStream* stream, size_t i) {
   const internal::Operand& in = args_.inputs[i];
   if (in.blob->error() != nullptr) {
@@ -48,29 +76,56 @@ void OpCallPolicy::RefuseInput(VmStream* stream, size_t i) {
     Poison(forwarded);
     return;
   }
+  if (in.blob->allocated()) {
+    Fail(stream, absl::FailedPreconditionError(base::Cat(
+                     "input ", i, " ", in.meta->shape.ToString(),
+                     " reads bytes of its storage that no write covered (a write through a view "
+                     "wrote only part of a storage that was never written)")));
+    return;
+  }
   Fail(stream, absl::FailedPreconditionError(
                    base::Cat("input ", i, " ", in.meta->shape.ToString(),
                              " was never written (or its storage was released)")));
 }
 
+// Allocates `o`'s storage on its first write; true in `*fresh` if it did.
+absl::Status OpCallPolicy::PrepareWrite(VmStream* stream, internal::Operand& o, bool* fresh) {
+  *fresh = !o.blob->allocated();
+  absl::Status s = o.blob->EnsureAllocated(stream->allocator());
+  if (!s.ok()) return s;
+  o.data = static_cast<char*>(o.blob->data()) + o.offset;
+  return absl::OkStatus();
+}
+
 void OpCallPolicy::Compute(VmStream* stream) {
-  // Forward an error from any input without computing.
+  // Forward an error from any input without computing. An overwritten input
+  // is not read: it may be unwritten or carry an error (the write heals it).
   internal::Operand* inputs = args_.inputs.data();
+  uint64_t fresh_inputs = 0, fresh_outputs = 0;  // storages this call allocated, by index
   for (uint32_t i = 0, n = args_.inputs.size(); i < n; ++i) {
     const BlobObject* blob = inputs[i].blob;
-    if (blob->error() != nullptr || !blob->allocated()) [[unlikely]] {
-      RefuseInput(stream, i);
-      return;
+    if (blob->error() != nullptr || !blob->allocated() || !Readable(inputs[i])) [[unlikely]] {
+      if (!overwrites(i)) {
+        RefuseInput(stream, i);
+        return;
+      }
+      bool fresh = false;
+      if (absl::Status s = PrepareWrite(stream, inputs[i], &fresh); !s.ok()) {
+        Fail(stream, std::move(s));
+        return;
+      }
+      if (fresh) fresh_inputs |= uint64_t{1} << i;  // i < 64: overwritten inputs are mutated
+      continue;
     }
     inputs[i].data = static_cast<char*>(blob->data()) + inputs[i].offset;
   }
-  for (internal::Operand& out : args_.outputs) {
-    absl::Status s = out.blob->EnsureAllocated(stream->allocator());
-    if (!s.ok()) {
+  for (uint32_t k = 0, n = args_.outputs.size(); k < n; ++k) {
+    bool fresh = false;
+    if (absl::Status s = PrepareWrite(stream, args_.outputs[k], &fresh); !s.ok()) {
       Fail(stream, std::move(s));
       return;
     }
-    out.data = static_cast<char*>(out.blob->data()) + out.offset;
+    if (fresh && k < 64) fresh_outputs |= uint64_t{1} << k;
   }
   args_.stream = stream;
   KernelContext ctx = internal::KernelContextAccess::Make(&args_);
@@ -95,10 +150,18 @@ void OpCallPolicy::Compute(VmStream* stream) {
     Fail(stream, std::move(status));
     return;
   }
-  // A successful write heals an output that carried an earlier error. The
-  // mutated inputs carry none: an input's error stops the call above, and
-  // nothing else writes them meanwhile (their writers are ordered).
-  for (internal::Operand& o : args_.outputs) o.blob->clear_error();
+  // A successful write of a whole storage heals an error it carried; a write
+  // of part of one (through a view) heals nothing and, on a storage it
+  // allocated, records which bytes hold values. Mutated inputs that are read
+  // carry no error (it stops the call above; their writers are ordered).
+  for (uint32_t k = 0, n = args_.outputs.size(); k < n; ++k) {
+    NoteWritten(args_.outputs[k], k < 64 && ((fresh_outputs >> k) & 1));
+  }
+  if (overwritten_mask_ != 0) [[unlikely]] {
+    for (uint32_t i = 0, n = args_.inputs.size(); i < n && i < 64; ++i) {
+      if (overwrites(i)) NoteWritten(inputs[i], (fresh_inputs >> i) & 1);
+    }
+  }
 }
 
 }  // namespace eagervm::vm

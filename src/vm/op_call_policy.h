@@ -15,6 +15,7 @@ class OpCallPolicy final : public InstructionPolicy {
   explicit OpCallPolicy(const KernelCall& call)
       : name_(call.name), kernel_(call.kernel), may_run_inline_(call.may_run_inline) {
     args_.mutated_mask = call.mutated_mask;
+    overwritten_mask_ = call.overwritten_mask;
   }
   const char* name() const override { return name_; }
   void GetAccesses(AccessList* out) const override;
@@ -30,15 +31,21 @@ class OpCallPolicy final : public InstructionPolicy {
   void set_holds_nothing_but_temps(bool v) { destructor_is_noop_ = v; }
 
  private:
-  bool mutates(size_t input) const { return (args_.mutated_mask >> input) & 1; }
+  bool mutates(size_t input) const {
+    return input < 64 && ((args_.mutated_mask >> input) & 1);  // 64 and up: read-only
+  }
+  // Input i is written without being read (OpOptions::overwritten_inputs).
+  bool overwrites(size_t input) const { return input < 64 && ((overwritten_mask_ >> input) & 1); }
   void Poison(const ErrorPtr& error);
   // Input i carries an error (forwarded to the outputs) or was never written.
   void RefuseInput(VmStream* stream, size_t i);
   void Fail(VmStream* stream, absl::Status s);
+  static absl::Status PrepareWrite(VmStream* stream, internal::Operand& o, bool* fresh);
 
   const char* name_;
   const KernelFn* kernel_;
   bool may_run_inline_;
+  uint64_t overwritten_mask_ = 0;
   internal::KernelArgs args_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "base/log.h"
 #include "base/str_cat.h"
 #include "memory/memory_stats.h"
 #include "vm/comm_stream.h"
@@ -93,6 +94,8 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   owned_streams_.push_back(std::make_unique<VmStream>(s, std::move(policy), worker, context_));
   VmStream* created = owned_streams_.back().get();
   slot->store(created, std::memory_order_release);
+  EAGERVM_LOG(kDebug, "stream ", d.ToString(), "#", index, " created (",
+              worker != nullptr ? "its own worker thread" : "runs on the scheduler thread", ")");
   return created;
 }
 

@@ -1,5 +1,6 @@
 #include "vm/submission_queue.h"
 
+#include "base/log.h"
 #include "base/thread_role.h"
 #include "vm/instruction_pool.h"
 #include "vm/trace_hooks.h"
@@ -86,6 +87,9 @@ absl::Status SubmissionQueue::RefuseOne(Instruction* instr) {
 
 void SubmissionQueue::WaitForRoom() {
   VmCounters::Bump(counters_->backpressure_waits);
+  EAGERVM_LOG_EVERY_MS(kDebug, 1000, "back-pressure: a submitting thread waits, ",
+                       counters_->in_flight(), " instructions in flight (VmOptions::max_in_flight ",
+                       options_.max_in_flight, ")");
   const int64_t low = options_.max_in_flight / 2;
   // Releases are what this waits for: workers report every completion
   // meanwhile, not only their batches' last (vm/completion_signal.h).

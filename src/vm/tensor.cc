@@ -17,8 +17,9 @@ const absl::Status& UndefinedStatus() {
       absl::FailedPreconditionError("undefined tensor (default-constructed or moved-from)"));
   return *s;
 }
+// The meta of a tensor without one: no elements (tensor.h).
 const TensorMeta& EmptyMeta() {
-  static const TensorMeta* m = new TensorMeta();
+  static const TensorMeta* m = new TensorMeta{Shape{0}, DType::kFloat32, Device::Cpu()};
   return *m;
 }
 
@@ -41,7 +42,8 @@ const absl::Status& Tensor::status() const {
     return internal::ForkedTensorStatus();
   return impl_->status;
 }
-const TensorMeta& Tensor::meta() const { return impl_ == nullptr ? EmptyMeta() : impl_->meta; }
+bool Tensor::has_meta() const { return impl_ != nullptr && impl_->status.ok(); }
+const TensorMeta& Tensor::meta() const { return has_meta() ? impl_->meta : EmptyMeta(); }
 const Shape& Tensor::shape() const { return meta().shape; }
 DType Tensor::dtype() const { return meta().dtype; }
 Device Tensor::device() const { return meta().device; }
@@ -56,6 +58,13 @@ absl::Status Tensor::CheckHostRead(DType expected, const char* what) const {
                                                 " but ", ToString(expected), " was asked for"));
   }
   return absl::OkStatus();
+}
+
+absl::Status Tensor::HostVectorRefused(size_t element_bytes) const {
+  return absl::ResourceExhaustedError(
+      base::Cat("ToVector: cannot allocate a host vector for the tensor ", shape().ToString(), " ",
+                ToString(dtype()), " (", numel(), " elements of ", element_bytes,
+                " bytes): the system refused it"));
 }
 
 absl::Status Tensor::ReadItem(void* dst, DType expected) const {

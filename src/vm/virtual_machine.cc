@@ -4,6 +4,7 @@
 #include "eagervm/virtual_machine.h"
 
 #include <cstdlib>
+#include <limits>
 #include <ostream>
 
 #include "base/mutex.h"
@@ -22,27 +23,35 @@ base::Mutex config_mu;
 VmOptions* configured ABSL_GUARDED_BY(config_mu) = nullptr;
 std::atomic<VirtualMachine*> instance{nullptr};
 
+absl::Status OutOfRange(const char* field, int64_t value, int64_t lo, int64_t hi,
+                        const char* meaning = "") {
+  return absl::InvalidArgumentError(base::Cat("VmOptions::", field, " must be in [", lo, ", ", hi,
+                                              "]", meaning, ", got ", value));
+}
+
+// Every numeric field, with the ranges of its EAGERVM_* variable
+// (base/env_registry.cc): an option Configure accepts is one the environment
+// could have given. Upper bounds keep the durations from overflowing a
+// deadline and the byte counts from turning into size_t wrap-arounds.
 absl::Status ValidateOptions(const VmOptions& o) {
-  if (o.cpu_streams < 1 || o.cpu_streams > vm::VmImpl::kMaxStreamsPerDevice) {
-    return absl::InvalidArgumentError(base::Cat("VmOptions::cpu_streams must be in [1, ",
-                                                vm::VmImpl::kMaxStreamsPerDevice, "], got ",
-                                                o.cpu_streams));
-  }
-  if (o.max_in_flight < 2) {
-    return absl::InvalidArgumentError(
-        base::Cat("VmOptions::max_in_flight must be >= 2, got ", o.max_in_flight));
-  }
-  if (o.spin_us < 0) return absl::InvalidArgumentError("VmOptions::spin_us must be >= 0");
-  if (o.cpu_memory_limit < 0) {
-    return absl::InvalidArgumentError("VmOptions::cpu_memory_limit must be >= 0 (0 = unlimited)");
-  }
-  if (o.cuda_memory_limit < 0) {
-    return absl::InvalidArgumentError(base::Cat(
-        "VmOptions::cuda_memory_limit must be >= 0 (0 = unlimited), got ", o.cuda_memory_limit));
-  }
-  if (o.oom_wait_ms < 0) return absl::InvalidArgumentError("VmOptions::oom_wait_ms must be >= 0");
-  if (o.hang_timeout_ms < 0) {
-    return absl::InvalidArgumentError("VmOptions::hang_timeout_ms must be >= 0 (0 = off)");
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  struct Field {
+    const char* name;
+    int64_t value, lo, hi;
+    const char* meaning;
+  };
+  const Field fields[] = {
+      {"cpu_streams", o.cpu_streams, 1, vm::VmImpl::kMaxStreamsPerDevice, ""},
+      {"inline_max_bytes", o.inline_max_bytes, 0, kMax, " (0 = never inline)"},
+      {"max_in_flight", o.max_in_flight, 2, kMax, ""},
+      {"spin_us", o.spin_us, 0, 1'000'000, " (0 = park at once)"},
+      {"cpu_memory_limit", o.cpu_memory_limit, 0, kMax, " (0 = unlimited)"},
+      {"cuda_memory_limit", o.cuda_memory_limit, 0, kMax, " (0 = unlimited)"},
+      {"oom_wait_ms", o.oom_wait_ms, 0, 3'600'000, ""},
+      {"hang_timeout_ms", o.hang_timeout_ms, 0, 86'400'000, " (0 = off)"},
+  };
+  for (const Field& f : fields) {
+    if (f.value < f.lo || f.value > f.hi) return OutOfRange(f.name, f.value, f.lo, f.hi, f.meaning);
   }
   return absl::OkStatus();
 }

@@ -3,8 +3,11 @@
 #include <pthread.h>
 
 #include <cstring>
+#include <sstream>
 
+#include "base/log.h"
 #include "base/spin.h"
+#include "base/str_cat.h"
 #include "base/thread_role.h"
 #include "profiler/tracer.h"
 #include "vm/caller_runs.h"
@@ -24,6 +27,12 @@ VmImpl::VmImpl(VmOptions options)
           std::make_shared<memory::DeviceMemoryBudget>(Device::Cpu(), options_.cpu_memory_limit)) {
   if (!options_.synchronous) {
     scheduler_ = std::thread([this] { SchedulerLoop(); });
+  }
+  if (base::LogEnabled(LogLevel::kDebug)) {
+    std::ostringstream o;
+    o << options_;
+    EAGERVM_LOG(kDebug, "VM started (", options_.synchronous ? "synchronous" : "scheduler thread",
+                "): ", o.str());
   }
 }
 
@@ -137,7 +146,8 @@ std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset,
       if (!SchedulePass()) break;
     }
     *busy = !final;
-    if (final && !shut_down() && (blob.error() != nullptr || blob.allocated())) {
+    if (final && !shut_down() &&
+        (blob.error() != nullptr || (blob.allocated() && blob.Written(offset, offset + bytes)))) {
       if (const ErrorPtr& e = blob.error(); e != nullptr) {
         e->MarkReported();
         result = e->status;
@@ -299,7 +309,31 @@ absl::Status VmImpl::Shutdown() {
   }
   submissions_.RecycleRefused();
   streams_.Close();
+  drained_.store(true, std::memory_order_release);
   return s;
+}
+
+absl::Status VmImpl::ReadAfterShutdown(const BlobObject& blob, Device device, size_t offset,
+                                       void* dst, size_t bytes, const char* what) const {
+  if (!device.is_cpu()) {
+    return absl::FailedPreconditionError(base::Cat(
+        what, ": the eagervm VM has been shut down, and a tensor on ", device.ToString(),
+        " cannot be read without it: copy it to the CPU (To(Device::Cpu())) before Shutdown()"));
+  }
+  if (const ErrorPtr& e = blob.error(); e != nullptr) {
+    e->MarkReported();
+    return e->status;
+  }
+  if (!blob.allocated() || !blob.Written(offset, offset + bytes)) {
+    return absl::FailedPreconditionError(
+        base::Cat(what,
+                  ": the tensor was never written before the VM was shut down (or its storage "
+                  "was released)"));
+  }
+  if (dst != nullptr && bytes > 0) {
+    std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace eagervm::vm

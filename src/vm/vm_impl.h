@@ -122,6 +122,13 @@ class VmImpl final : public VmContext {
   // Drains, stops accepting, joins the scheduler and the workers. Idempotent.
   absl::Status Shutdown();
   bool shut_down() const { return shut_down_.load(std::memory_order_acquire); }
+  // Shutdown() has finished: every instruction that will ever run has run and
+  // no VM thread is left, so a CPU storage holds its final bytes.
+  bool drained() const { return drained_.load(std::memory_order_acquire); }
+  // Any user thread, once drained(): reads `blob` (of a tensor on `device`)
+  // with no instruction: its bytes, its error, or why it cannot be read.
+  absl::Status ReadAfterShutdown(const BlobObject& blob, Device device, size_t offset, void* dst,
+                                 size_t bytes, const char* what) const;
 
  private:
   void SchedulerLoop();
@@ -179,6 +186,7 @@ class VmImpl final : public VmContext {
   std::atomic<bool> dump_requested_{false};
 
   std::atomic<bool> shut_down_{false};
+  std::atomic<bool> drained_{false};
   base::Mutex shutdown_mu_;
   std::thread scheduler_;
 };
