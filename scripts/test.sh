@@ -51,7 +51,7 @@ fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [ "$mode" = fuzz ]; then
-  targets=(program validation)
+  targets=(program validation graph)
   if [ -n "${FUZZ_EXPLORE_SECONDS:-}" ]; then
     # Open-ended, coverage-guided exploration (scripts/fuzz.sh; not CI: what
     # it finds depends on timing). New inputs go to the build's corpus (first

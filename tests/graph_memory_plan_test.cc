@@ -36,6 +36,25 @@ TEST(MemoryPlan, ChainOfEqualValuesNeedsTwo) {
   EXPECT_EQ(p.lower_bound, 2 * 1024u);
 }
 
+// Above kSweepAbove values the planner sweeps by first use: still valid,
+// still two buffers for a chain, and within 1.25x of the bound on random
+// lifetimes.
+TEST(MemoryPlan, LargePlansAreSweptAndStayValid) {
+  std::vector<Lifetime> chain;
+  for (int i = 0; i < static_cast<int>(kSweepAbove) + 500; ++i) chain.push_back({1000, i, i + 1});
+  const MemoryPlan p = PlanMemory(chain, 64);
+  EXPECT_EQ(p.bytes, 2 * 1024u);
+  std::mt19937_64 rng(7);
+  std::vector<Lifetime> v;
+  for (int i = 0; i < static_cast<int>(kSweepAbove) + 100; ++i) {
+    const int first = static_cast<int>(rng() % 4000);
+    v.push_back({64 * (1 + rng() % 8), first, first + static_cast<int>(rng() % 20)});
+  }
+  const MemoryPlan q = PlanMemory(v, 64);
+  ExpectValid(v, q, 64);
+  EXPECT_LE(q.bytes, q.lower_bound * 5 / 4 + 8 * 64);
+}
+
 // Random DAGs as programs produce them: each node defines one value of a
 // random size, read by 1-3 later nodes.
 std::vector<Lifetime> RandomDag(std::mt19937_64& rng, int nodes) {

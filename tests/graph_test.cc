@@ -256,34 +256,7 @@ TEST(Graph, DroppedWithRunsInFlight) {
   EXPECT_TRUE(Sync().ok());
 }
 
-// A slow last node: the early output is readable, and the input (read only
-// by the first node) writable, long before the plan ends.
-TEST(Graph, CriticalSectionsReleaseEarlyTensors) {
-  ASSERT_TRUE(RegisterSlowCopy().ok());
-  absl::StatusOr<Graph> g;
-  {
-    StreamScope scope(Stream(Device::Cpu(), 1));
-    g = Graph::Capture({F32({2})}, [](const std::vector<Tensor>& in) {
-      Tensor early = ops::AddScalar(in[0], 1.0);
-      auto late = ops::Call("graph_test.SlowCopy", {early}, {{"ms", int64_t{600}}});
-      return std::vector<Tensor>{early, (*late)[0]};
-    });
-  }
-  ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_GE(g->stats().segments, 2);
-  Tensor x = Make<float>({1, 2}, {2});
-  ASSERT_TRUE(x.Wait().ok());
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<Tensor> out = RunOk(*g, {x});
-  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{2, 3}));
-  ASSERT_TRUE(ops::AddInplace(x, Make<float>({10, 10}, {2})).ok());
-  EXPECT_EQ(Values<float>(x), (std::vector<float>{11, 12}));
-  const auto early = std::chrono::steady_clock::now() - start;
-  EXPECT_EQ(Values<float>(out[1]), (std::vector<float>{2, 3}));  // x's old value
-  const auto all = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(early, 300ms);
-  EXPECT_GE(all, 600ms);
-}
+// Critical sections: tests/graph_critical_sections_test.cc.
 
 // Fails for a negative first element, throws above 100, else copies.
 absl::Status RegisterFailIfNegative() {

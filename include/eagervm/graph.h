@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "eagervm/export.h"
+#include "eagervm/stream.h"
 #include "eagervm/tensor.h"
 
 namespace eagervm {
@@ -38,6 +40,12 @@ struct GraphOptions {
   // one warm-up run through the flat executor), falling back to the flat
   // executor if recording fails. No effect on CPU segments.
   bool device_graphs = true;
+  // The stream the plan runs on for its device. Unset: the device's graph
+  // stream, a stream of its own (with its own worker thread on CPU), so
+  // eager work on other tensors proceeds while a plan runs. Ops that `fn`
+  // puts on another stream with a StreamScope inside it keep that stream;
+  // ops on the stream current when Capture was called go here.
+  std::optional<Stream> stream;
 };
 
 // A captured program. Movable and copyable (copies share the plan); Run may

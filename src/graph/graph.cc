@@ -57,7 +57,7 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
           "Graph::Capture: input ", i, " has an invalid shape ", inputs[i].shape.ToString()));
     }
   }
-  graph::Recorder recorder;
+  graph::Recorder recorder(options.stream);
   {
     vm::ScopedRecorder scope(&recorder);
     std::vector<Tensor> symbolic = recorder.MakeInputs(inputs);

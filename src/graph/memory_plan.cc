@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <queue>
 
 namespace eagervm::graph {
 namespace {
@@ -65,12 +66,57 @@ MemoryPlan PlaceInOrder(absl::Span<const Lifetime> values, absl::Span<const size
   return plan;
 }
 
+// The by-start order (the third of PlanMemory's) as a sweep: the values in
+// order of first use; only the placed values still live are candidates, kept
+// by offset. O(n log n + n x live) instead of O(n^2).
+MemoryPlan PlaceSweep(absl::Span<const Lifetime> values, size_t alignment) {
+  MemoryPlan plan;
+  plan.offsets.assign(values.size(), 0);
+  std::vector<size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return values[a].first != values[b].first ? values[a].first < values[b].first
+                                              : values[a].bytes > values[b].bytes;
+  });
+  std::map<size_t, size_t> live;  // offset -> end, of live placed values (disjoint)
+  using Expiry = std::pair<int, size_t>;  // last use, offset
+  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiry;
+  for (size_t v : order) {
+    const size_t size = AlignUp(values[v].bytes, alignment);
+    if (size == 0) continue;
+    while (!expiry.empty() && expiry.top().first < values[v].first) {
+      live.erase(expiry.top().second);
+      expiry.pop();
+    }
+    size_t best = std::numeric_limits<size_t>::max(), best_gap = std::numeric_limits<size_t>::max();
+    size_t cursor = 0;
+    for (const auto& [begin, end] : live) {
+      if (begin > cursor && begin - cursor >= size && begin - cursor < best_gap) {
+        best = cursor;
+        best_gap = begin - cursor;
+      }
+      cursor = std::max(cursor, end);
+    }
+    plan.offsets[v] = best != std::numeric_limits<size_t>::max() ? best : cursor;
+    plan.bytes = std::max(plan.bytes, plan.offsets[v] + size);
+    live.emplace(plan.offsets[v], plan.offsets[v] + size);
+    expiry.emplace(values[v].last, plan.offsets[v]);
+  }
+  return plan;
+}
+
 }  // namespace
 
 // Greedy placement is order-sensitive: like OneFlow, try a few orders (by
 // size; by size x lifetime; by start; by lifetime; by end) and keep the
-// smallest arena. O(orders x n^2) at capture time, nothing at run time.
+// smallest arena. O(orders x n^2) at capture time, nothing at run time;
+// above kSweepAbove values only the by-start order, as a sweep.
 MemoryPlan PlanMemory(absl::Span<const Lifetime> values, size_t alignment) {
+  if (values.size() > kSweepAbove) {  // large plans: linear-ish capture first
+    MemoryPlan p = PlaceSweep(values, alignment);
+    p.lower_bound = LowerBound(values, alignment);
+    return p;
+  }
   std::vector<size_t> base(values.size());
   std::iota(base.begin(), base.end(), 0);
   auto length = [&](size_t i) { return static_cast<size_t>(values[i].last - values[i].first + 1); };

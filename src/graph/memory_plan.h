@@ -30,6 +30,10 @@ inline size_t AlignUp(size_t n, size_t alignment) {
   return (n + alignment - 1) / alignment * alignment;
 }
 
+// Above this many values, one order only (by first use, as a sweep line):
+// the five-order search is quadratic.
+inline constexpr size_t kSweepAbove = 2048;
+
 MemoryPlan PlanMemory(absl::Span<const Lifetime> values, size_t alignment);
 
 }  // namespace eagervm::graph

@@ -190,9 +190,17 @@ class PlanBuilder {
       cut = ends_here[m];
     }
   }
+  // Only a release that eager code may wait for ends a segment: an output
+  // (readable once produced), an input (the caller's tensor, which eager code
+  // may write right after Run) and a parameter the plan writes. A parameter
+  // the plan only reads is released with the segment that reads it last, so
+  // read-only parameters add no segments.
   void MarkLast(int buffer, int m, std::vector<int>* last) const {
     const Placement& pl = plan_->placement_[buffer];
-    if (pl.kind == Placement::kBound) (*last)[pl.index] = m;
+    if (pl.kind != Placement::kBound) return;
+    const BoundSlot& slot = plan_->slots_[pl.index];
+    if (slot.kind == BufferKind::kParameter && !slot.written) return;
+    (*last)[pl.index] = m;
   }
 
   int ArenaFor(vm::VmStream* s) {
@@ -318,6 +326,7 @@ class PlanBuilder {
     out->kernel = node.call.kernel;
     out->host_write = node.host_write;
     out->reads = reads_[n];
+    out->overwritten_mask = node.call.overwritten_mask;
     out->writes = writes_[n];
     internal::KernelArgs& args = out->args;
     args.mutated_mask = node.call.mutated_mask;

@@ -7,7 +7,8 @@
 //            planned by lifetime (graph/memory_plan.h); kernel temporaries
 //            come from a region sized by the first run
 //   segments the nodes in capture order, cut where the stream changes and
-//            after the last access of any bound tensor: each segment is one
+//            after the last access of an input, an output or a parameter
+//            the plan writes (not a read-only parameter): each segment is one
 //            VM instruction, so eager code waits only for the segment that
 //            last touches its tensor (the critical sections)
 //
@@ -48,7 +49,8 @@ struct PlanNode {
   const KernelFn* kernel = nullptr;  // null: a host write
   vm::BlobCallback host_write;
   internal::KernelArgs args;  // built once; operand pointers patched as memory is bound
-  std::vector<int> reads;     // buffers, for error forwarding
+  std::vector<int> reads;     // buffers, for error forwarding (input i is reads[i])
+  uint64_t overwritten_mask = 0;  // inputs written without being read: healed, not forwarded
   std::vector<int> writes;    // outputs and mutated inputs
   std::vector<int> dying;     // arena buffers whose last use this is (check mode)
   // This node's bound operands: (operand, slot, offset in the storage).
@@ -108,7 +110,8 @@ struct DeviceReplay {
   uint64_t temp_generation = 0;
   char* staging = nullptr;
   size_t staging_bytes = 0;
-  std::vector<size_t> staging_offsets;  // per Segment::bound entry
+  std::vector<size_t> staging_offsets;  // per Segment::bound entry (parameters: unused)
+  std::vector<void*> parameter_data;    // per entry: the parameter's address when recorded
 };
 
 class Plan {
@@ -142,7 +145,7 @@ class Plan {
 
   void AllocateArenas(vm::VmStream* stream, bool* failed);
   bool TryDeviceReplay(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
-  bool RecordDeviceGraph(int s, vm::VmStream* stream);
+  bool RecordDeviceGraph(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
   void LaunchDeviceGraph(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
   void DeviceReplayFailed(DeviceReplay& r);
   bool RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow, vm::VmStream* stream,

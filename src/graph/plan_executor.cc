@@ -7,15 +7,11 @@
 
 #include "base/str_cat.h"
 #include "graph/plan.h"
+#include "graph/plan_util.h"
 #include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::graph {
-namespace {
-void* At(const vm::BlobObject* b, int64_t offset) {
-  return b->data() == nullptr ? nullptr : static_cast<char*>(b->data()) + offset;
-}
-}  // namespace
 
 Plan::~Plan() {
   // The last run's instructions are released (or there were none): no
@@ -118,8 +114,10 @@ absl::Status Plan::Execute(PlanNode& n) {
 // The checked path, as OpCallPolicy::Compute: forward an input's error,
 // refuse an input never written, allocate bound outputs, heal on success.
 bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
-  for (int r : n.reads) {
-    if (const vm::ErrorPtr& e = ErrorOf(r, bound); e != nullptr) {
+  auto overwritten = [&](size_t i) { return i < 64 && ((n.overwritten_mask >> i) & 1); };
+  for (size_t i = 0; i < n.reads.size(); ++i) {
+    if (overwritten(i)) continue;
+    if (const vm::ErrorPtr& e = ErrorOf(n.reads[i], bound); e != nullptr) {
       const vm::ErrorPtr forwarded = e;  // SetError may overwrite the one referred to
       for (int w : n.writes) SetError(w, forwarded, bound);
       return false;
@@ -127,7 +125,7 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
   }
   for (size_t i = 0; i < n.args.inputs.size(); ++i) {
     const Placement& pl = placement_[n.reads[i]];
-    if (pl.kind == Placement::kBound && !bound[pl.index]->allocated()) {
+    if (pl.kind == Placement::kBound && !bound[pl.index]->allocated() && !overwritten(i)) {
       Fail(n, stream,
            absl::FailedPreconditionError(
                base::Cat("input ", i, " ", n.args.inputs[i].meta->shape.ToString(),
@@ -227,6 +225,7 @@ void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* co
     slow |= poisoned_ > 0;
   }
   RunNodes(nodes_, seg.begin, seg.end, slow, stream, bound);
+  if (replays_[s].eligible && !slow && initialized_) ++replays_[s].warm_runs;  // device replay next
 }
 
 }  // namespace eagervm::graph

@@ -2,11 +2,26 @@
 
 #include "base/str_cat.h"
 #include "graph/escaped.h"
+#include "vm/comm_stream.h"
 #include "vm/physical_run.h"
 #include "vm/process_vm.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::graph {
+
+Recorder::Recorder(std::optional<Stream> graph_stream) : graph_stream_(graph_stream) {
+  ambient_.push_back(Stream::Current(Device::Cpu()));
+  for (int i = 0; i < 16; ++i) ambient_.push_back(Stream::Current(Device::Cuda(i)));
+}
+
+Stream Recorder::PlanStream(Stream s) const {
+  for (const Stream& a : ambient_) {
+    if (a != s) continue;
+    if (graph_stream_.has_value() && graph_stream_->device() == s.device()) return *graph_stream_;
+    return Stream(s.device(), vm::kGraphStreamIndex);
+  }
+  return s;  // fn chose it with a StreamScope of its own
+}
 
 std::vector<Tensor> Recorder::MakeInputs(const std::vector<TensorMeta>& metas) {
   std::vector<Tensor> inputs;
@@ -59,7 +74,7 @@ absl::Status Recorder::Refuse(const char* what, const char* why) {
 
 absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCallArgs& a,
                                   Stream stream) {
-  absl::StatusOr<vm::VmStream*> vs = vm::ResolveStream(stream, call.name);
+  absl::StatusOr<vm::VmStream*> vs = vm::ResolveStream(PlanStream(stream), call.name);
   if (!vs.ok()) return vs.status();
   if (a.scalars.size() > internal::KernelArgs::kMaxScalars) {
     return absl::InternalError(base::Cat(call.name, ": too many scalar arguments"));
@@ -72,7 +87,7 @@ absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCa
   for (size_t i = 0; i < a.scalars.size(); ++i) n.scalars[i] = a.scalars[i];
   for (size_t i = 0; i < a.inputs.size(); ++i) {
     Value v = ValueOf(*a.inputs[i]);
-    if (!written_[v.buffer]) {
+    if (!written_[v.buffer] && !((call.overwritten_mask >> i) & 1)) {
       absl::Status s = absl::FailedPreconditionError(
           base::Cat(call.name, ": input ", i, " ", v.meta.shape.ToString(),
                     " was never written (node ", program_.nodes.size(), " of the capture)"));
@@ -98,7 +113,8 @@ absl::Status Recorder::HostWrite(const Tensor& t, vm::BlobCallback cb, const cha
   // FromVector inside fn: a host write into a storage made here, replayed as
   // a node (a constant, hoisted out of the runs).
   if (made_here_.contains(t.impl()->blob())) {
-    absl::StatusOr<vm::VmStream*> vs = vm::ResolveStream(Stream::Current(t.device()), what);
+    absl::StatusOr<vm::VmStream*> vs =
+        vm::ResolveStream(PlanStream(Stream::Current(t.device())), what);
     if (!vs.ok()) return vs.status();
     Node n;
     n.call.name = "FromVector";

@@ -9,6 +9,7 @@
 #define EAGERVM_GRAPH_RECORDER_H_
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -20,6 +21,10 @@ namespace eagervm::graph {
 
 class Recorder final : public vm::Builder {
  public:
+  // Ops recorded on the stream that was current for their device when
+  // Capture began go to `graph_stream` (its device) or the device's graph
+  // stream (vm::kGraphStreamIndex); ops on other streams keep theirs.
+  explicit Recorder(std::optional<Stream> graph_stream);
   // The symbolic tensors fn receives, one per input meta.
   std::vector<Tensor> MakeInputs(const std::vector<TensorMeta>& metas);
   // Resolves fn's results into program outputs; then the program is complete.
@@ -56,6 +61,7 @@ class Recorder final : public vm::Builder {
   // The value `t` is inside the program; a storage first seen here is a
   // parameter unless it was made during the capture.
   Value ValueOf(const Tensor& t);
+  Stream PlanStream(Stream s) const;
   int BufferOf(const Tensor& t);
   // The error of something that cannot be captured, kept as the first error.
   absl::Status Refuse(const char* what, const char* why);
@@ -69,6 +75,8 @@ class Recorder final : public vm::Builder {
   absl::flat_hash_map<const vm::BlobObject*, std::pair<const char*, size_t>> made_by_;
   std::vector<bool> written_;  // per buffer: some node wrote it (inputs, parameters: true)
   absl::Status error_;
+  std::optional<Stream> graph_stream_;
+  std::vector<Stream> ambient_;  // the current streams when Capture began, by device
 };
 
 }  // namespace eagervm::graph

@@ -10,6 +10,10 @@
 namespace eagervm::vm {
 
 inline constexpr int kCommStreamIndex = 61;
+// Each device's graph stream: where a Graph runs unless GraphOptions::stream
+// says otherwise (docs/graph.md), so eager work on the compute streams is
+// not queued behind a running plan.
+inline constexpr int kGraphStreamIndex = 60;
 
 }  // namespace eagervm::vm
 

@@ -42,7 +42,8 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   std::atomic<VmStream*>* slot = nullptr;
   if (d.is_cpu()) {
     // The comm stream (collectives) exists beyond the compute streams.
-    if (index != kCommStreamIndex && (index < 0 || index >= options.cpu_streams)) {
+    if (index != kCommStreamIndex && index != kGraphStreamIndex &&
+        (index < 0 || index >= options.cpu_streams)) {
       return absl::InvalidArgumentError(base::Cat(
           "stream index ", index, " on cpu is out of range: ", "VmOptions::cpu_streams is ",
           options.cpu_streams));
@@ -86,8 +87,9 @@ absl::StatusOr<VmStream*> StreamRegistry::GetSlow(Stream s) {
   StreamWorker* worker = nullptr;
   if (!policy->OnSchedulerThread()) {
     workers_.push_back(std::make_unique<StreamWorker>(
-        index == kCommStreamIndex ? base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", "-comm")
-                                  : base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index),
+        index == kCommStreamIndex    ? base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", "-comm")
+        : index == kGraphStreamIndex ? base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", "-graph")
+                                     : base::Cat("evm-", d.is_cpu() ? "cpu" : "cuda", index),
         on_done_, options.spin_us * 1000));
     worker = workers_.back().get();
   }
