@@ -28,7 +28,11 @@ void BM_GraphCapture(benchmark::State& state) {
   }
   state.counters["nodes"] = nodes;
 }
-BENCHMARK(BM_GraphCapture)->Arg(1000)->Arg(4000)->Arg(16000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_GraphCapture)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(16000)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 void BM_GraphStep(benchmark::State& state) {
@@ -53,9 +57,9 @@ void BM_GraphStep(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kQueued);
   state.counters["segments"] = static_cast<double>(g->stats().segments);
-  state.counters["run_ns"] = benchmark::Counter(static_cast<double>(state.iterations() * kQueued),
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
+  state.counters["run_ns"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kQueued),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_GraphStep)->Arg(1)->Arg(16)->Arg(64)->UseRealTime();
 

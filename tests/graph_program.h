@@ -42,12 +42,12 @@ inline void RegisterGraphProgramOps() {
       return absl::OkStatus();
     });
     // Impure, no inputs: 1, 2, 3, ... per world.
-    (void)RegisterOp("graph_prog.Sensor",
-                     [](const std::vector<TensorMeta>&,
-                        const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
-                       return std::vector<TensorMeta>{
-                           TensorMeta{Shape({4}), DType::kFloat32, Device::Cpu()}};
-                     });
+    (void)RegisterOp(
+        "graph_prog.Sensor",
+        [](const std::vector<TensorMeta>&,
+           const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
+          return std::vector<TensorMeta>{TensorMeta{Shape({4}), DType::kFloat32, Device::Cpu()}};
+        });
     (void)RegisterKernel("graph_prog.Sensor", DeviceType::kCPU, [world](KernelContext& ctx) {
       const auto v = static_cast<float>(g_graph_prog_sensor[world(ctx)].fetch_add(1) + 1);
       for (int i = 0; i < 4; ++i) ctx.output<float>(0)[i] = v;
@@ -122,21 +122,49 @@ inline std::vector<Tensor> InterpretGraphProgram(const GraphProgramSpec& spec,
   for (const GraphStep& s : spec.steps) {
     const Tensor a = pool[s.a % pool.size()];  // copies: pool grows below
     const Tensor b = pool[s.b % pool.size()];
-    auto first = [](absl::StatusOr<TensorList> r) { return r.ok() ? (*r)[0] : Tensor::Error(r.status()); };
+    auto first = [](absl::StatusOr<TensorList> r) {
+      return r.ok() ? (*r)[0] : Tensor::Error(r.status());
+    };
     switch (s.op) {
-      case 0: pool.push_back(ops::Add(a, b)); break;
-      case 1: pool.push_back(ops::MulScalar(a, s.scalar)); break;
-      case 2: (void)ops::AddInplace(a, b); break;
-      case 3: (void)ops::MulScalarInplace(a, s.scalar); break;
-      case 4: pool.push_back(ops::Tanh(a)); break;
-      case 5: (void)ops::CopyInto(a, b); break;
-      case 6: pool.push_back(first(ops::Call("graph_prog.Log", {a}, w))); break;
-      case 7: pool.push_back(first(ops::Call("graph_prog.Checked", {a}))); break;
-      case 8: pool.push_back(first(ops::Call("graph_prog.Sensor", {}, w))); break;
-      case 9: pool.push_back(first(ops::Call("graph_prog.PureChecked", {a}))); break;
-      case 10: pool.push_back(a.Reshape({2, 2}).Reshape({4})); break;  // a view
-      case 11: (void)ops::FillInplace(a, s.scalar); break;
-      default: pool.push_back(ops::Sub(a, Full({4}, s.scalar, DType::kFloat32))); break;
+      case 0:
+        pool.push_back(ops::Add(a, b));
+        break;
+      case 1:
+        pool.push_back(ops::MulScalar(a, s.scalar));
+        break;
+      case 2:
+        (void)ops::AddInplace(a, b);
+        break;
+      case 3:
+        (void)ops::MulScalarInplace(a, s.scalar);
+        break;
+      case 4:
+        pool.push_back(ops::Tanh(a));
+        break;
+      case 5:
+        (void)ops::CopyInto(a, b);
+        break;
+      case 6:
+        pool.push_back(first(ops::Call("graph_prog.Log", {a}, w)));
+        break;
+      case 7:
+        pool.push_back(first(ops::Call("graph_prog.Checked", {a})));
+        break;
+      case 8:
+        pool.push_back(first(ops::Call("graph_prog.Sensor", {}, w)));
+        break;
+      case 9:
+        pool.push_back(first(ops::Call("graph_prog.PureChecked", {a})));
+        break;
+      case 10:
+        pool.push_back(a.Reshape({2, 2}).Reshape({4}));
+        break;  // a view
+      case 11:
+        (void)ops::FillInplace(a, s.scalar);
+        break;
+      default:
+        pool.push_back(ops::Sub(a, Full({4}, s.scalar, DType::kFloat32)));
+        break;
     }
   }
   return {pool[spec.outputs[0] % pool.size()], pool[spec.outputs[1] % pool.size()]};
@@ -166,11 +194,16 @@ struct GraphWorld {
     for (int i = 0; i < 12; ++i) values[i] = v + 0.25f * static_cast<float>(i % 5) - 0.5f;
     *big = FromVector<float>(values, {12});
     switch (spec.bindings[r]) {
-      case 0: return {big->Slice(0, 4), big->Slice(4, 8)};                // views, offsets 0 and 16
-      case 1: return {big->Slice(8, 12), big->Slice(8, 12)};              // one view passed twice
-      case 2: return {big->Slice(2, 6), big->Slice(4, 8)};                // overlapping views
-      case 3: return {FromVector<float>({v, 1, 2, 3}, {4}), p1};          // an input that is a parameter
-      default: return {big->Reshape({3, 4}).Slice(1, 2).Reshape({4}), big->Slice(0, 4)};
+      case 0:
+        return {big->Slice(0, 4), big->Slice(4, 8)};  // views, offsets 0 and 16
+      case 1:
+        return {big->Slice(8, 12), big->Slice(8, 12)};  // one view passed twice
+      case 2:
+        return {big->Slice(2, 6), big->Slice(4, 8)};  // overlapping views
+      case 3:
+        return {FromVector<float>({v, 1, 2, 3}, {4}), p1};  // an input that is a parameter
+      default:
+        return {big->Reshape({3, 4}).Slice(1, 2).Reshape({4}), big->Slice(0, 4)};
     }
   }
   std::string Snapshot(const std::vector<Tensor>& outs, const Tensor& big) {
@@ -180,6 +213,18 @@ struct GraphWorld {
     return s;
   }
 };
+
+inline std::string Describe(const GraphProgramSpec& spec) {
+  std::string s;
+  for (const GraphStep& st : spec.steps) {
+    s += "op " + std::to_string(st.op) + " a " + std::to_string(st.a) + " b " +
+         std::to_string(st.b) + " s " + std::to_string(st.scalar) + "\n";
+  }
+  s += "outputs " + std::to_string(spec.outputs[0]) + " " + std::to_string(spec.outputs[1]) +
+       "\nbindings";
+  for (int b : spec.bindings) s += " " + std::to_string(b);
+  return s + "\n";
+}
 
 // Runs `spec` both ways; "" if they agree, else what differed.
 inline std::string RunGraphProgram(const GraphProgramSpec& spec) {
@@ -208,7 +253,9 @@ inline std::string RunGraphProgram(const GraphProgramSpec& spec) {
     const std::string se = eager.Snapshot(out_e, big_e), sg = graph.Snapshot(*out_g, big_g);
     absl::Status sync_e = Sync();  // reports the errors of both worlds: compared by value above
     (void)sync_e;
-    if (se != sg) return "run " + std::to_string(r) + ":\neager:\n" + se + "graph:\n" + sg;
+    if (se != sg) {
+      return Describe(spec) + "run " + std::to_string(r) + ":\neager:\n" + se + "graph:\n" + sg;
+    }
     if (g_graph_prog_log[0] - log0 != g_graph_prog_log[1] - log1 ||
         g_graph_prog_sensor[0] - sen0 != g_graph_prog_sensor[1] - sen1) {
       return "run " + std::to_string(r) + ": side-effect counts differ";

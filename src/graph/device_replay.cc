@@ -4,8 +4,8 @@
 // and outputs into the staging buffers the recorded kernels point at
 // (parameters are not staged: the kernels use their storages, whose
 // addresses are stable), launches the graph once, and copies the written
-// ones back. A run whose bound tensors share a storage runs flat. Anything that fails while recording (a kernel that synchronises,
-// allocates or errs) makes the flat executor run instead.
+// ones back. A run whose bound tensors share a storage runs flat. Anything that fails while
+// recording (a kernel that synchronises, allocates or errs) makes the flat executor run instead.
 #include "base/str_cat.h"
 #include "graph/memory_plan.h"
 #include "graph/plan.h"
@@ -54,8 +54,7 @@ void Plan::DeviceReplayFailed(DeviceReplay& r) {
   device_graph_fallbacks_.fetch_add(1, std::memory_order_relaxed);
 }
 
-bool Plan::RecordDeviceGraph(int s, vm::VmStream* stream,
-                             absl::Span<vm::BlobObject* const> bound) {
+bool Plan::RecordDeviceGraph(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
   DeviceReplay& r = replays_[s];
   const Segment& seg = segments_[s];
   constexpr size_t kAlign = 512;
@@ -66,7 +65,8 @@ bool Plan::RecordDeviceGraph(int s, vm::VmStream* stream,
     // storages (their addresses are stable; a change records again).
     for (const auto& [slot, written] : seg.bound) {
       r.staging_offsets.push_back(bytes);
-      if (slots_[slot].kind != BufferKind::kParameter) bytes += AlignUp(slots_[slot].nbytes, kAlign);
+      if (slots_[slot].kind != BufferKind::kParameter)
+        bytes += AlignUp(slots_[slot].nbytes, kAlign);
     }
     if (bytes > 0) {
       absl::StatusOr<void*> p = stream->allocator()->Allocate(bytes);

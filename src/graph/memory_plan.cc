@@ -78,7 +78,7 @@ MemoryPlan PlaceSweep(absl::Span<const Lifetime> values, size_t alignment) {
     return values[a].first != values[b].first ? values[a].first < values[b].first
                                               : values[a].bytes > values[b].bytes;
   });
-  std::map<size_t, size_t> live;  // offset -> end, of live placed values (disjoint)
+  std::map<size_t, size_t> live;          // offset -> end, of live placed values (disjoint)
   using Expiry = std::pair<int, size_t>;  // last use, offset
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiry;
   for (size_t v : order) {

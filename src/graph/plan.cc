@@ -328,6 +328,14 @@ class PlanBuilder {
     out->reads = reads_[n];
     out->overwritten_mask = node.call.overwritten_mask;
     out->writes = writes_[n];
+    auto whole = [&](const Value& v) {
+      return v.offset == 0 && static_cast<size_t>(v.meta.shape.numel()) * SizeOf(v.meta.dtype) ==
+                                  p_.buffers[v.buffer].nbytes;
+    };
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.writes_input(i)) out->writes_whole.push_back(whole(node.inputs[i]));
+    }
+    for (const Value& v : node.outputs) out->writes_whole.push_back(whole(v));
     internal::KernelArgs& args = out->args;
     args.mutated_mask = node.call.mutated_mask;
     args.attrs = node.attrs;

@@ -48,11 +48,15 @@ struct PlanNode {
   const char* name = nullptr;
   const KernelFn* kernel = nullptr;  // null: a host write
   vm::BlobCallback host_write;
-  internal::KernelArgs args;  // built once; operand pointers patched as memory is bound
-  std::vector<int> reads;     // buffers, for error forwarding (input i is reads[i])
+  internal::KernelArgs args;      // built once; operand pointers patched as memory is bound
+  std::vector<int> reads;         // buffers, for error forwarding (input i is reads[i])
   uint64_t overwritten_mask = 0;  // inputs written without being read: healed, not forwarded
-  std::vector<int> writes;    // outputs and mutated inputs
-  std::vector<int> dying;     // arena buffers whose last use this is (check mode)
+  std::vector<int> writes;        // outputs and mutated inputs
+  // Per write: whether it covers its value's whole buffer at capture (offset
+  // 0, all bytes). Only such a write heals an error, as eagerly; a bound
+  // slot's view offset is checked per run.
+  std::vector<bool> writes_whole;
+  std::vector<int> dying;  // arena buffers whose last use this is (check mode)
   // This node's bound operands: (operand, slot, offset in the storage).
   std::vector<std::tuple<internal::Operand*, int, int64_t>> bound_patches;
   int arena = -1;  // whose temporary region it uses

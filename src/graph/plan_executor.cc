@@ -8,6 +8,7 @@
 #include "base/str_cat.h"
 #include "graph/plan.h"
 #include "graph/plan_util.h"
+#include "profiler/tracer.h"
 #include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
@@ -160,7 +161,16 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
     Fail(n, stream, std::move(s), bound);
     return false;
   }
-  for (int w : n.writes) SetError(w, nullptr, bound);
+  // A write of a whole storage heals an error it carried; a write of part
+  // of one (a view) heals nothing, as eagerly (OpCallPolicy::Compute).
+  for (size_t i = 0; i < n.writes.size(); ++i) {
+    const int w = n.writes[i];
+    const Placement& pl = placement_[w];
+    const bool whole = n.writes_whole[i] &&
+                       (pl.kind != Placement::kBound ||
+                        (offsets_[pl.index] == 0 && bound[pl.index]->nbytes() == buffer_bytes_[w]));
+    if (whole) SetError(w, nullptr, bound);
+  }
   return true;
 }
 
@@ -177,8 +187,12 @@ void Plan::AfterNode(PlanNode& n, vm::VmStream* stream) {
 
 bool Plan::RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow,
                     vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+  // One trace slice per node, inside the launch's compute slice, when a
+  // trace session records (one relaxed load per segment otherwise).
+  const bool traced = profiler::Enabled();
   for (int i = begin; i < end; ++i) {
     PlanNode& n = nodes[i];
+    const int64_t start_ns = traced ? profiler::NowNs() : 0;
     if (slow) [[unlikely]] {
       RunSlow(n, stream, bound);
     } else {
@@ -189,6 +203,8 @@ bool Plan::RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow,
       }
     }
     AfterNode(n, stream);
+    if (traced) [[unlikely]]
+      profiler::EmitSlice("graph", n.name, start_ns, profiler::NowNs());
   }
   return slow;
 }
