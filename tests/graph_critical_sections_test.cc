@@ -117,5 +117,28 @@ TEST(GraphCriticalSections, ReadOnlyParametersAddNoSegments) {
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{63 * 64 / 2 + 1, 65}));
 }
 
+// GraphOptions::stream chooses the plan's stream; a StreamScope inside fn
+// still wins for the ops under it.
+TEST(GraphCriticalSections, GraphOptionsStreamChoosesThePlansStream) {
+  GraphOptions options;
+  options.stream = Stream(Device::Cpu(), 1);
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {F32({2})},
+      [](const std::vector<Tensor>& in) {
+        Tensor a = ops::AddScalar(in[0], 1.0);
+        Tensor b;
+        {
+          StreamScope scope(Stream(Device::Cpu(), 0));
+          b = ops::MulScalar(a, 2.0);
+        }
+        return std::vector<Tensor>{ops::Sub(b, a)};
+      },
+      options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_GE(g->stats().segments, 3);  // stream 1, stream 0, stream 1
+  std::vector<Tensor> out = g->Run({Make<float>({1, 2}, {2})}).value();
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{2, 3}));
+}
+
 }  // namespace
 }  // namespace eagervm
