@@ -63,18 +63,25 @@ class EAGERVM_EXPORT Graph {
   // writes their current storage. Item, ToVector, Wait, Sync, Barrier,
   // AccessBlobByCallback, copies between devices, Graph::Run and a nested
   // Capture inside `fn` fail Capture (FailedPrecondition naming the node),
-  // even if `fn` ignores the error. User threads only; blocks only for
-  // `fn` itself. `fn` need only live for the call.
+  // even if `fn` ignores the error. A tensor made inside `fn` that is still
+  // referenced when it returns (a captured variable, a global, `w = w - g`)
+  // fails Capture with InvalidArgument naming the op that made it: update
+  // parameters in place, or return the tensor. Custom ops run on every Run
+  // unless OpOptions::pure. User threads only; blocks only for `fn`
+  // itself. `fn` need only live for the call (it is destroyed before
+  // Capture returns).
   static absl::StatusOr<Graph> Capture(std::vector<TensorMeta> inputs, Fn fn,
                                        GraphOptions options = {});
 
   // Never blocks (except for back-pressure, like an eager op): queues the
-  // plan (one instruction per segment, usually one) and returns the outputs,
+  // plan (one instruction per segment, GraphStats::segments) on the graph's
+  // stream (GraphOptions::stream) and returns the outputs,
   // which are computed asynchronously like eager results. Inputs are read
   // (and, where `fn` wrote them, written) in place; they must match the
   // captured metas: InvalidArgument naming the index and both metas, nothing
-  // queued. An output that is an input or a parameter is that tensor (a view
-  // of its storage); other outputs are fresh tensors each run. Any thread
+  // queued. A view is bound as eager code sees it (its storage, from its
+  // offset). An output that is an input or a parameter is that tensor (a
+  // view of the bound storage); other outputs are fresh tensors each run. Any thread
   // that may run eager ops; `inputs` need only live for the call.
   absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs) const;
 
