@@ -117,8 +117,9 @@ TEST(GraphCriticalSections, ReadOnlyParametersAddNoSegments) {
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{63 * 64 / 2 + 1, 65}));
 }
 
-// GraphOptions::stream chooses the plan's stream; a StreamScope inside fn
-// still wins for the ops under it.
+// GraphOptions::stream chooses the plan's stream. Ops on the stream that
+// was current at Capture go there, even under a StreamScope naming that same
+// stream inside fn: one stream, so only the input's release cuts the plan.
 TEST(GraphCriticalSections, GraphOptionsStreamChoosesThePlansStream) {
   GraphOptions options;
   options.stream = Stream(Device::Cpu(), 1);
@@ -135,7 +136,7 @@ TEST(GraphCriticalSections, GraphOptionsStreamChoosesThePlansStream) {
       },
       options);
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_GE(g->stats().segments, 3);  // stream 1, stream 0, stream 1
+  EXPECT_LE(g->stats().segments, 2);
   std::vector<Tensor> out = g->Run({Make<float>({1, 2}, {2})}).value();
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{2, 3}));
 }
