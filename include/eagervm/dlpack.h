@@ -28,8 +28,9 @@ namespace eagervm {
 // contiguous), since some DLPack 0.6 consumers do not accept nullptr.
 //
 // BLOCKS until t is computed (like Tensor::Wait): call it from user threads
-// only; on a VM thread (a kernel, a callback) it returns FailedPrecondition,
-// and after VirtualMachine::Shutdown() FailedPrecondition too. Returns t's
+// only; on a VM thread (a kernel, a callback) it returns FailedPrecondition.
+// After VirtualMachine::Shutdown() a CPU tensor computed before it can still
+// be exported (its bytes are final); a device tensor cannot. Returns t's
 // rejection or runtime error (it then counts as reported); an undefined
 // tensor is an error as in Wait(). No stream synchronisation is needed by the
 // consumer: the data is complete when this returns.

@@ -47,8 +47,11 @@ EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const TensorMeta& m);
 // from any thread, VM threads (kernels, callbacks) included. Methods marked
 // "blocks" wait until the tensor is computed: call them from user threads
 // only; on a VM thread (inside a kernel or callback) they return
-// FailedPrecondition instead of waiting for themselves, and after
-// VirtualMachine::Shutdown() they return FailedPrecondition too.
+// FailedPrecondition instead of waiting for themselves. After
+// VirtualMachine::Shutdown() has returned, a CPU tensor computed before it
+// stays readable (Wait, Item, ToVector, CopyToHost return its final bytes or
+// its error, with no VM); a device tensor cannot be read (FailedPrecondition
+// saying so: copy it to the CPU before Shutdown); new ops are refused.
 class [[nodiscard]] EAGERVM_EXPORT Tensor {
  public:
   Tensor() = default;  // !defined()

@@ -129,9 +129,14 @@ class EAGERVM_EXPORT VirtualMachine {
   // After fork(), the child's first use of the VM (through this object or any
   // op) starts a fresh VM with the same options: the reference stays valid,
   // the parent's work and tensors stay behind (docs/reliability.md).
-  // Any thread, before the VM is first used; never blocks. FailedPrecondition
-  // once the VM exists, InvalidArgument for bad options (then nothing
-  // changes). A later call before first use replaces the earlier options.
+  // Any thread, before the VM is first used; never blocks. The options are
+  // validated first: InvalidArgument naming the field and its range for a
+  // bad one (then nothing changes), whether or not the VM exists; then
+  // FailedPrecondition once the VM exists. The ranges are those of the
+  // EAGERVM_* variables (docs/env.md): cpu_streams [1, 64], max_in_flight
+  // >= 2, spin_us [0, 1e6], oom_wait_ms [0, 3.6e6], hang_timeout_ms
+  // [0, 8.64e7], inline_max_bytes and the memory limits >= 0. A later call
+  // before first use replaces the earlier options.
   [[nodiscard]] static absl::Status Configure(VmOptions opts);
 
   // Any thread, never blocks. Valid as long as the VM (forever).

@@ -36,7 +36,10 @@ std::string_view ToString(DType d) {
 std::ostream& operator<<(std::ostream& os, DType d) { return os << ToString(d); }
 
 std::string Shape::InvalidReason() const {
-  if (overflow_) return "more than " + std::to_string(kMaxDims) + " dimensions";
+  if (overflow_) {
+    return "more than " + std::to_string(kMaxDims) + " dimensions (the first " +
+           std::to_string(kMaxDims) + " are shown)";
+  }
   for (int i = 0; i < rank_; ++i) {
     if (dims_[i] < 0) {
       return "dimension " + std::to_string(i) + " is " + std::to_string(dims_[i]) +

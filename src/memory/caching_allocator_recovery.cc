@@ -1,5 +1,6 @@
 // CachingAllocator's out-of-memory path: recover, or fail with a message that
 // says what was asked, what is in use and what the limit is.
+#include <cstdint>
 #include <thread>
 
 #include "base/byte_size.h"
@@ -53,7 +54,9 @@ absl::Status CachingAllocator::OutOfMemory(size_t bytes, bool system_refused,
   const int64_t in_use = budget_->in_use();
   const int64_t limit = budget_->limit();
   const std::string asked =
-      base::Cat(base::FormatByteSize(static_cast<int64_t>(bytes)), " (", bytes, " bytes)");
+      bytes > static_cast<size_t>(INT64_MAX)
+          ? base::Cat(bytes, " bytes")
+          : base::Cat(base::FormatByteSize(static_cast<int64_t>(bytes)), " (", bytes, " bytes)");
   const std::string held = base::Cat(base::FormatByteSize(in_use), " (", in_use,
                                      " bytes) in use on ", budget_->device().ToString());
   const std::string tried =

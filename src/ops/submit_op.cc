@@ -7,10 +7,11 @@
 
 namespace eagervm::internal {
 
-absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype) {
-  absl::StatusOr<vm::VmStream*> s = vm::ResolveStream(stream, def.name);
+absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype, const char* name) {
+  const std::string_view op = name != nullptr ? std::string_view(name) : def.name;
+  absl::StatusOr<vm::VmStream*> s = vm::ResolveStream(stream, op);
   if (!s.ok()) return s.status();
-  return absl::InvalidArgumentError(base::Cat(def.name, ": no ",
+  return absl::InvalidArgumentError(base::Cat(op, ": no ",
                                               stream.device().is_cpu() ? "cpu" : "cuda",
                                               " kernel for dtype ", ToString(dtype)));
 }

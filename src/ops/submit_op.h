@@ -36,7 +36,9 @@ inline vm::KernelCall KernelCallOf(const OpDef& def, const KernelFn* kernel) {
 // Why `def` cannot run on `stream` for `dtype`: the stream's own error when
 // it does not exist (e.g. "device cuda:0 is not available"), the more useful
 // message, else InvalidArgument "Add: no cuda kernel for dtype bool".
-absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype);
+// `name`: the function the user called, if not the op (as SubmitOp's).
+absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype,
+                           const char* name = nullptr);
 // The VM's view of `def` running on `stream` for `dtype`, or NoKernelError.
 absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, Stream stream, DType dtype);
 
@@ -69,7 +71,7 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
   }
   const KernelFn* kernel = def.FindKernel(device.type(), dtype);
   if (kernel == nullptr) [[unlikely]]
-    return NoKernelError(def, Stream::Current(device), dtype);
+    return NoKernelError(def, Stream::Current(device), dtype, name);
   // One instruction, straight to the VM (the builder only where one runs).
   vm::KernelCall call = KernelCallOf(def, kernel);
   if (name != nullptr) call.name = name;
