@@ -5,6 +5,7 @@
 #include <exception>
 #include <sstream>
 
+#include "base/log.h"
 #include "base/str_cat.h"
 #include "graph/plan.h"
 #include "graph/recorder.h"
@@ -89,6 +90,13 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
   state->plan = *std::move(plan);
   for (const graph::Value& v : outputs) {
     state->outputs.push_back(State::Output{state->plan->slot_of(v.buffer), v.meta, v.offset});
+  }
+  if (base::LogEnabled(LogLevel::kDebug)) {
+    const GraphStats st = state->plan->stats();
+    EAGERVM_LOG(kDebug, "graph captured: ", st.captured_nodes, " ops -> ", st.nodes,
+                " nodes per run (", st.constant_nodes, " constants hoisted), ", st.segments,
+                " segment(s), arena ", st.arena_bytes, " bytes (lower bound ",
+                st.lower_bound_bytes, "), ", state->parameters.size(), " parameter(s)");
   }
   return Graph(std::move(state));
 }
