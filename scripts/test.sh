@@ -6,7 +6,7 @@
 #   nothing, the other modes run the same code.
 #   fuzz: builds only the library and the fuzz targets (fuzz/) with clang++,
 #   ASan+UBSan, -O1, and runs each target's deterministic replay: the
-#   checked-in corpus plus FUZZ_GENERATE (default 10000) inputs from the fixed
+#   checked-in corpus plus FUZZ_GENERATE (default 2000) inputs from the fixed
 #   FUZZ_SEED (docs/fuzzing.md). With FUZZ_EXPLORE_SECONDS set (scripts/fuzz.sh)
 #   it runs the coverage-guided libFuzzer binaries that long instead.
 # The library builds as a unity build (CMAKE_UNITY_BUILD: a layer's sources
@@ -70,7 +70,7 @@ if [ "$mode" = fuzz ]; then
   # the same verdict. A failure leaves the input in $dir/failing-<target>.
   for t in "${targets[@]}"; do
     "$dir/fuzz/${t}_fuzzer_replay" --seed="${FUZZ_SEED:-20261202}" \
-      --generate="${FUZZ_GENERATE:-10000}" --max_len=2048 \
+      --generate="${FUZZ_GENERATE:-2000}" --max_len=2048 \
       --artifact="$dir/failing-$t" "fuzz/corpus/$t"
     rm -f "$dir/failing-$t"
   done
