@@ -55,7 +55,8 @@ void SetCurrent(const std::string& name) {
 void WriteArtifact(const std::string& path, const std::vector<uint8_t>& bytes) {
   if (path.empty()) return;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 bool Flag(const char* arg, const char* name, std::string* value) {
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
 
   for (const std::filesystem::path& f : files) {
     std::ifstream in(f, std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
     SetCurrent(f.string());
     WriteArtifact(artifact, bytes);
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());

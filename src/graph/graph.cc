@@ -95,8 +95,8 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
     const GraphStats st = state->plan->stats();
     EAGERVM_LOG(kDebug, "graph captured: ", st.captured_nodes, " ops -> ", st.nodes,
                 " nodes per run (", st.constant_nodes, " constants hoisted), ", st.segments,
-                " segment(s), arena ", st.arena_bytes, " bytes (lower bound ",
-                st.lower_bound_bytes, "), ", state->parameters.size(), " parameter(s)");
+                " segment(s), arena ", st.arena_bytes, " bytes (lower bound ", st.lower_bound_bytes,
+                "), ", state->parameters.size(), " parameter(s)");
   }
   return Graph(std::move(state));
 }
