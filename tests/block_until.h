@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "eagervm/instructions_builder.h"
 #include "eagervm/virtual_machine.h"
 
 namespace eagervm::testing {
@@ -21,6 +22,21 @@ inline bool BlockUntil(const std::atomic<bool>& flag, std::chrono::seconds limit
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
+}
+
+// Holds the current stream of `t`'s device: queues a read of `t` whose
+// callback blocks until `release` (at most 20 s, then sets `timed_out`).
+// Everything queued on that stream after it waits behind it.
+inline absl::Status HoldStream(const Tensor& t, std::atomic<bool>& release,
+                               std::atomic<bool>& timed_out) {
+  return vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
+    return b->AccessBlobByCallback(
+        t,
+        [&release, &timed_out](void*, size_t) {
+          if (!BlockUntil(release, std::chrono::seconds(20))) timed_out = true;
+        },
+        vm::AccessMode::kRead);
+  });
 }
 
 // The opener of a held stream: waits until a submitter has begun a

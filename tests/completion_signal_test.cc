@@ -154,16 +154,7 @@ TEST_F(CompletionSignal, BackPressureStillDrains) {
   Tensor acc = Full({4096}, 0.0f, DType::kFloat32);
   const uint64_t waits0 = VirtualMachine::Get().GetStats().backpressure_waits;
   std::atomic<bool> release{false}, timed_out{false};
-  ASSERT_TRUE(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
-                return b->AccessBlobByCallback(
-                    acc,
-                    [&](void*, size_t) {
-                      if (!testing::BlockUntil(release, std::chrono::seconds(20))) {
-                        timed_out = true;
-                      }
-                    },
-                    vm::AccessMode::kRead);
-              }).ok());
+  ASSERT_TRUE(testing::HoldStream(acc, release, timed_out).ok());
   std::thread opener = testing::OpenWhenBackPressured(release, waits0);
   for (int i = 0; i < 3000; ++i) ASSERT_TRUE(ops::AddInplace(acc, one).ok());
   opener.join();

@@ -45,16 +45,7 @@ TEST(ParkWake, BackPressureBlocksTheSubmitterWhileAStreamIsHeld) {
   Tensor x = FromVector<float>({0}, {1});
   const Tensor one = FromVector<float>({1}, {1});
   std::atomic<bool> release{false}, timed_out{false};
-  ASSERT_TRUE(vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
-                return b->AccessBlobByCallback(
-                    x,
-                    [&](void*, size_t) {
-                      if (!testing::BlockUntil(release, std::chrono::seconds(20))) {
-                        timed_out = true;
-                      }
-                    },
-                    vm::AccessMode::kRead);
-              }).ok());
+  ASSERT_TRUE(testing::HoldStream(x, release, timed_out).ok());
   std::thread opener = testing::OpenWhenBackPressured(release, waits0);
   constexpr int kOps = 16 * kMaxInFlight;
   for (int i = 0; i < kOps; ++i) ASSERT_TRUE(ops::AddInplace(x, one).ok());
