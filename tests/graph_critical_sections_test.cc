@@ -117,6 +117,49 @@ TEST(GraphCriticalSections, ReadOnlyParametersAddNoSegments) {
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{63 * 64 / 2 + 1, 65}));
 }
 
+// A training step that updates P parameters at its end: each written
+// parameter is released by the plan, but a cut ahead of only small inline
+// kernels is merged into the next, so small parameters share a segment and
+// large ones (whose updates are real work) still get their own.
+std::vector<Tensor> SgdStep(const std::vector<Tensor>& in, const std::vector<Tensor>& params) {
+  Tensor loss = ops::Sum(ops::Mul(in[0], params[0]));
+  for (size_t i = 1; i < params.size(); ++i) loss = ops::Add(loss, ops::Sum(ops::Mul(in[0], params[i])));
+  for (const Tensor& w : params) EXPECT_TRUE(ops::AddInplace(w, ops::MulScalar(in[0], -0.5)).ok());
+  return {loss};
+}
+
+TEST(GraphCriticalSections, SmallWrittenParametersShareASegment) {
+  std::vector<Tensor> params, eager;
+  for (int i = 0; i < 64; ++i) {
+    params.push_back(Make<float>({float(i), 1}, {2}));
+    eager.push_back(Make<float>({float(i), 1}, {2}));
+  }
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {F32({2})}, [&](const std::vector<Tensor>& in) { return SgdStep(in, params); });
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_LE(g->stats().segments, 3);
+  for (int run = 0; run < 3; ++run) {
+    Tensor x = Make<float>({1, 2}, {2});
+    std::vector<Tensor> out = g->Run({x}).value();
+    std::vector<Tensor> want = SgdStep({x}, eager);
+    EXPECT_EQ(Values<float>(out[0]), Values<float>(want[0])) << "run " << run;
+  }
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(Values<float>(params[i]), Values<float>(eager[i])) << i;
+}
+
+TEST(GraphCriticalSections, LargeWrittenParametersKeepTheirCuts) {
+  constexpr int64_t kN = 8192;  // 32 KiB a parameter: above inline_max_bytes
+  std::vector<Tensor> params;
+  for (int i = 0; i < 4; ++i) params.push_back(Full({kN}, 1.0, DType::kFloat32));
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {F32({kN})}, [&](const std::vector<Tensor>& in) { return SgdStep(in, params); });
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->stats().segments, 4 + 2);
+  std::vector<Tensor> out = g->Run({Full({kN}, 1.0, DType::kFloat32)}).value();
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{4.0f * kN}));
+  EXPECT_EQ(Values<float>(params[3])[kN - 1], 0.5f);
+}
+
 // GraphOptions::stream chooses the plan's stream. Ops on the stream that
 // was current at Capture go there, even under a StreamScope naming that same
 // stream inside fn: one stream, so only the input's release cuts the plan.

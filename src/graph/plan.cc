@@ -6,6 +6,7 @@
 
 #include "base/str_cat.h"
 #include "graph/memory_plan.h"
+#include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::graph {
@@ -177,6 +178,7 @@ class PlanBuilder {
     for (int m : last) {
       if (m >= 0) ends_here[m] = true;
     }
+    MergeCheapCuts(&ends_here);
     bool cut = false;  // the previous node was the last access of a bound slot
     for (size_t m = 0; m < main_.size(); ++m) {
       vm::VmStream* s = p_.nodes[main_[m]].stream;
@@ -190,6 +192,43 @@ class PlanBuilder {
       cut = ends_here[m];
     }
   }
+  // A cut is worth a segment (one more instruction per run, ~80 ns) only if
+  // the work after it, up to the next cut, is more than a few small kernels:
+  // releasing a tensor ahead of kernels the VM would itself run inline
+  // (OpOptions::small_runs_inline, operands totalling at most
+  // VmOptions::inline_max_bytes) gains eager code nothing it could measure.
+  // So the cut moves to the next one: a step that updates P small parameters
+  // at its end is 2 or 3 segments, not P + 2. Walks backward; `tail` is the
+  // work between the cut at `m` and the next cut kept after it.
+  void MergeCheapCuts(std::vector<bool>* ends_here) const {
+    const int n = static_cast<int>(main_.size());
+    size_t tail_bytes = 0;
+    bool tail_cheap = true;
+    for (int m = n - 1; m >= 0; --m) {
+      const Node& node = p_.nodes[main_[m]];
+      const bool boundary = m + 1 == n || p_.nodes[main_[m + 1]].stream != node.stream;
+      if (boundary) {
+        tail_bytes = 0;
+        tail_cheap = true;
+      } else if ((*ends_here)[m]) {
+        const auto limit =
+            static_cast<size_t>(node.stream->context()->options().inline_max_bytes);
+        if (tail_cheap && tail_bytes <= limit) {
+          (*ends_here)[m] = false;
+        } else {
+          tail_bytes = 0;
+          tail_cheap = true;
+        }
+      }
+      tail_cheap &= node.call.may_run_inline && node.call.kernel != nullptr;
+      for (const Value& v : node.inputs) tail_bytes += Bytes(v.meta);
+      for (const Value& v : node.outputs) tail_bytes += Bytes(v.meta);
+    }
+  }
+  static size_t Bytes(const TensorMeta& m) {
+    return static_cast<size_t>(m.shape.numel()) * SizeOf(m.dtype);
+  }
+
   // Only a release that eager code may wait for ends a segment: an output
   // (readable once produced), an input (the caller's tensor, which eager code
   // may write right after Run) and a parameter the plan writes. A parameter
@@ -316,9 +355,7 @@ class PlanBuilder {
       plan.replays_.push_back(std::move(replay));
     }
   }
-  static size_t Bytes(const internal::Operand& o) {
-    return static_cast<size_t>(o.meta->shape.numel()) * SizeOf(o.meta->dtype);
-  }
+  static size_t Bytes(const internal::Operand& o) { return Bytes(*o.meta); }
 
   void MakeNode(const Node& node, int n, vm::VmStream* stream, PlanNode* out) {
     Plan& plan = *plan_;
