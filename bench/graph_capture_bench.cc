@@ -1,5 +1,5 @@
-// Graph mode's capture cost and the per-run cost of a training-like step
-// (issue 27): Capture of an N-node chain of out-of-place ops (N = 1k, 4k,
+// Graph mode's capture cost and the per-run cost of a training-like step:
+// Capture of an N-node chain of out-of-place ops (N = 1k, 4k,
 // 16k; the passes are linear), and Run of a step that reads an input and
 // updates P parameters in place (P = 1, 16, 64), 32 runs queued per Sync.
 //

@@ -10,7 +10,7 @@
 //       --mca btl_vader_single_copy_mechanism none [-x EAGERVM_COLLECTIVES_ON_CALLER=1] \
 //       build/bench/mpi_allreduce_bench
 //
-// Goals (issue 16): >= 0.9x raw MPI's bandwidth at 64 MiB (time <= 1.11x),
+// Goals: >= 0.9x raw MPI's bandwidth at 64 MiB (time <= 1.11x),
 // <= 1.5x its latency at 4 bytes.
 #include <mpi.h>
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6's side-by-side benchmark: builds bench/vm_bench and the peer
+# The side-by-side benchmark against peers: builds bench/vm_bench and the peer
 # benchmarks (libtorch, StarPU, oneTBB flow graph; installed by
 # scripts/install_peers.sh), runs them in interleaved rounds, and prints the
 # table of ratios (median over rounds; every ratio is within one run of this

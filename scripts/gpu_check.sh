@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One prepared command for a GPU machine (the lent H200: sm_90, 16 cores,
-# CUDA 13, no network). Runs every CUDA test binary (60 s each), a short
+# One prepared command for a GPU machine (built for sm_90; works without
+# network when .gpudeps/ and .gpubin/ were prepared elsewhere). Runs every CUDA test binary (60 s each), a short
 # compute-sanitizer pass and the CUDA benchmark, then prints ONE table:
 # tests passed/failed/skipped per binary and each benchmark ratio.
 #
@@ -11,8 +11,8 @@
 # sanitizer, then the benchmark.
 #
 # Usage: scripts/gpu_check.sh [-b build-dir] [-p prebuilt-dir] [log-dir]
-#   log-dir      full logs; default $EAGERVM_GPU_LOGS, else $OUT (the device
-#                tool brings $OUT back), else <build-dir>/gpu-logs
+#   log-dir      full logs; default $EAGERVM_GPU_LOGS, else $OUT if set,
+#                else <build-dir>/gpu-logs
 #   -p DIR       binaries built elsewhere (scripts/gpu_pack.sh: DIR/tests/
 #                cuda_*_test, DIR/bench/cuda_vm_bench); default .gpubin if it
 #                exists. Used when they start here; else the script builds.

@@ -3,7 +3,7 @@
 # machine: downloads the Debian packages eagervm builds with into .gpudeps/
 # (ignored by git), so scripts/gpu_check.sh can unpack them on a GPU machine
 # that has the CUDA toolkit but no abseil/fmt/gtest/benchmark/OpenBLAS and no
-# network. Carry the folder along: device run with carry [".gpudeps"].
+# network. Copy the folder to the GPU machine with the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.gpudeps/' .git/info/exclude 2>/dev/null || echo '/.gpudeps/' >> .git/info/exclude

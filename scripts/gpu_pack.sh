@@ -7,16 +7,15 @@
 #     -DCMAKE_CUDA_ARCHITECTURES=90 -DEAGERVM_BUILD_BENCHMARKS=ON
 #   ninja -C build-gpubin -j2 $(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//') cuda_vm_bench
 #   scripts/gpu_pack.sh build-gpubin
-# Carry it with the dependencies: device run with carry [".gpudeps", ".gpubin"]
-# (64 MiB in all: the script prints the sizes).
+# Copy it with .gpudeps/ to the GPU machine (the script prints the sizes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:?usage: scripts/gpu_pack.sh BUILD_DIR}"
 grep -q 'CMAKE_CUDA_ARCHITECTURES:STRING=.*90' "$build/CMakeCache.txt" ||
   echo "warning: $build does not build sm_90 code (CMAKE_CUDA_ARCHITECTURES): the H200 may reject it"
 # Stripped binaries are ~5 MB each (they link the CUDA kernels) and there
-# are ten: compressed (xz, ~7x) they leave the carry room for .gpudeps
-# (~15 MB). gpu_check.sh unpacks .gpubin/bins.tar.xz into /tmp.
+# are ten: compressed (xz, ~7x) they are ~3 MB, next to ~15 MB of
+# .gpudeps. gpu_check.sh unpacks .gpubin/bins.tar.xz into /tmp.
 rm -rf .gpubin
 stage=$(mktemp -d)
 mkdir -p "$stage/tests" "$stage/bench" .gpubin

@@ -41,7 +41,7 @@ struct OpOptions {
   // Each thread remembers the op's inference: a call whose input metas and
   // attrs equal an earlier call's on the same thread gets that call's output
   // metas without running InferFn (OneFlow's "don't re-infer identical op
-  // nodes"; issue 15). So InferFn must be a pure function of its arguments,
+  // nodes"). So InferFn must be a pure function of its arguments,
   // as the contract below says. Set false for an InferFn that reads state of
   // its own (a global switch, a counter): it then runs on every call.
   bool cache_inference = true;
@@ -67,7 +67,7 @@ struct KernelContextAccess;
 // layout is the runtime's own and may change in any release (kernels are
 // built against the headers of the release they run with). It is here so
 // that KernelContext's accessors are inline: a kernel reads its operands
-// without a call (issue 15). Read it through KernelContext.
+// without a call. Read it through KernelContext.
 struct Operand {
   Operand() = default;
   Operand(vm::BlobObject* b, const TensorMeta* m, int64_t off, void* d)
@@ -230,9 +230,8 @@ namespace ops {
 // with the cached call's and not copied, and the outputs come back in a
 // TensorList (inline room for four), so nothing is allocated but the output
 // tensors themselves.
-//
-// (Before issue 15 it returned std::vector<Tensor> and took Attrs by value;
-// TensorList converts to std::vector<Tensor>, so such callers still compile.)
+// TensorList converts to std::vector<Tensor>, so
+// `absl::StatusOr<std::vector<Tensor>> y = ops::Call(...)` compiles too.
 EAGERVM_EXPORT absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> inputs,
                                                const Attrs& attrs = {});
 }  // namespace ops

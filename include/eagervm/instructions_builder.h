@@ -83,9 +83,8 @@ class EAGERVM_EXPORT InstructionsBuilder {
 // error, nothing it built is queued and that error is returned. Any thread
 // except VM threads' blocking contexts; never blocks except for back-pressure
 // (VmOptions::max_in_flight). FailedPrecondition after Shutdown(). `build`
-// runs once, on this thread, before PhysicalRun returns.
-// (API.md had a template over F; a FunctionRef accepts the same lambdas and
-// keeps the builder's internals out of this header.)
+// runs once, on this thread, before PhysicalRun returns. A FunctionRef, not
+// a template, keeps the builder's internals out of this header.
 [[nodiscard]] EAGERVM_EXPORT absl::Status PhysicalRun(
     absl::FunctionRef<absl::Status(InstructionsBuilder*)> build);
 

@@ -11,8 +11,8 @@
 namespace eagervm {
 
 // A vector of tensors with room for four inline: returning the outputs of an
-// op with up to four allocates nothing beyond the tensors themselves (issue
-// 15: a std::vector was one malloc and free per call). It is an
+// op with up to four allocates nothing beyond the tensors themselves (a
+// std::vector would cost one malloc and free per call). It is an
 // absl::InlinedVector, so everything a vector offers works (size, [], range
 // for, push_back, a span of it).
 //
