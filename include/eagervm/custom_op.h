@@ -35,8 +35,10 @@ struct OpOptions {
   // whose operands total at most VmOptions::inline_max_bytes itself, instead
   // of handing it to the stream's worker thread (a handoff costs more than a
   // tiny kernel). Off by default: a user kernel may block. Built-ins set it.
-  // Such a call may also run on a user thread that waits in Sync/Wait/Item
-  // (any thread's, not only the submitter's): see RegisterKernel.
+  // Such a call may also run on a user thread blocked in a host read
+  // (Tensor::Wait, Item, ToVector, CopyToHost) or Sync() while the VM is
+  // nearly idle: any user thread, not only the one that submitted the call.
+  // See RegisterKernel.
   bool small_runs_inline = false;
   // Each thread remembers the op's inference: a call whose input metas and
   // attrs equal an earlier call's on the same thread gets that call's output
@@ -181,21 +183,32 @@ using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; n
 // wait for the VM (it takes the registry's lock briefly; looking up the kernel
 // of an op call takes no lock).
 //
-// `kernel` (and what it captures) is kept for the rest of the process. It runs
-// on VM threads (the stream's worker, or the scheduler for a small call of an
-// op with OpOptions::small_runs_inline; with VmOptions::synchronous, the
-// submitting thread), and calls on different streams run concurrently: it
-// must be thread-safe. It must not call blocking eagervm functions (Sync,
-// Wait, Item, ...): they fail with FailedPrecondition there.
-// Which thread: a user thread blocked in Sync, Wait, Item or a host read
-// drives the scheduler's passes itself instead of waking it (~40 us saved
-// per read), and so may run small_runs_inline kernels submitted by *other*
-// threads; with VmOptions::compute_on_scheduler_thread it may run any CPU
-// kernel, one that blocks included. So a kernel must not depend on the
-// identity of its thread (thread_locals, per-thread handles): keep such
-// state behind a lock (or keyed by stream), or leave
-// small_runs_inline off and compute_on_scheduler_thread false, which keeps
-// it on its stream's worker.
+// `kernel` (and what it captures) is kept for the rest of the process, and
+// calls on different streams run concurrently: it must be thread-safe. A call
+// runs on one of these threads:
+// - the worker thread of its CPU stream;
+// - the scheduler thread: a call of an op with OpOptions::small_runs_inline
+//   whose operands total at most VmOptions::inline_max_bytes, when nothing
+//   earlier on its stream is still running; every CPU call with
+//   VmOptions::compute_on_scheduler_thread; every CUDA call (it launches on
+//   KernelContext::cuda_stream());
+// - a user thread blocked in a host read (Tensor::Wait, Item, ToVector,
+//   CopyToHost, Wait(span), printing a tensor) or in Sync(), in the
+//   scheduler's stead: while the VM is nearly idle (a read of a CPU tensor
+//   with at most 8 submitted instructions not yet taken in; a read or Sync
+//   that finds nothing in flight) that thread runs the scheduler's passes
+//   itself rather than wake it, and runs whatever the scheduler would have
+//   run in them, calls that *other* threads submitted included;
+// - with VmOptions::synchronous, the thread that submitted the call.
+// On each of them the call runs as on a VM thread: blocking eagervm
+// functions (Sync, Wait, Item, ...) fail with FailedPrecondition there. So a
+// kernel must not depend on which thread runs it (thread_locals, per-thread
+// handles; key such state by stream), and a kernel that may run in the
+// scheduler's stead must not take a lock that user code may hold while it
+// reads a tensor or calls Sync(). An op with small_runs_inline off (the
+// default), on a CPU stream, without compute_on_scheduler_thread, runs its
+// kernel on its stream's worker only (or, in synchronous mode, on the
+// submitting thread).
 [[nodiscard]] EAGERVM_EXPORT absl::Status RegisterKernel(std::string op, DeviceType device,
                                                          KernelFn kernel);
 

@@ -1,9 +1,14 @@
 // The process-wide virtual machine: options, statistics, lifetime.
 //
-// "VM thread" below means a thread eagervm runs kernels and callbacks on (the
-// scheduler, stream workers; in VmOptions::synchronous mode, a user thread
-// while it drains). Functions that block refuse to run there with
-// FailedPrecondition instead of waiting for themselves.
+// "VM thread" below means a thread while eagervm runs kernels and callbacks
+// on it: the scheduler and the stream workers; in VmOptions::synchronous
+// mode, a user thread while it drains; and a user thread blocked in a host
+// read (Tensor::Wait, Item, ToVector, CopyToHost) or Sync() while it runs the
+// scheduler's passes itself, which it does when the VM is nearly idle. Such a
+// thread may then run small kernels (OpOptions::small_runs_inline) that other
+// threads submitted: see RegisterKernel in custom_op.h. Functions that block
+// refuse to run on a VM thread with FailedPrecondition instead of waiting for
+// themselves.
 #ifndef EAGERVM_VIRTUAL_MACHINE_H_
 #define EAGERVM_VIRTUAL_MACHINE_H_
 
@@ -32,7 +37,9 @@ struct EAGERVM_EXPORT VmOptions {
   // (OpOptions::small_runs_inline; every built-in but MatMul), runs inline at
   // dispatch when nothing earlier on its stream is still running, instead of
   // being handed to the stream's worker (a handoff costs more than a 1-float
-  // add). Stream order and dependences are unchanged. 0 turns it off.
+  // add). Stream order and dependences are unchanged. 0 turns it off. Such a
+  // call may also run on a user thread blocked in a read or Sync() that runs
+  // the scheduler's passes itself (RegisterKernel in custom_op.h).
   int64_t inline_max_bytes = 16 << 10;
   // Deterministic mode for tests and debugging: no VM threads at all; every
   // submission is scheduled and computed on the submitting thread before it returns.
