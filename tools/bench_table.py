@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints issue 6's table of ratios (eagervm vs peers, same run) as Markdown.
+"""Prints the peer table of ratios (eagervm vs peers, same run) as Markdown.
 
 Usage: tools/bench_table.py RESULT_DIR   (written by scripts/bench_peers.sh)
 """
