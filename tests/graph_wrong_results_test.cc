@@ -100,6 +100,26 @@ TEST(GraphWrongResults, RebindingAParameterInsideFnFailsCapture) {
   (void)Sync();  // the eager error above was reported by Wait; nothing else
 }
 
+TEST(GraphWrongResults, TwoRebindsNameTheFirstEscapeEveryTime) {
+  // Several escapes: the error names the one made first, whatever the order
+  // in which the capture's bookkeeping happens to list them.
+  std::vector<Tensor> kept;  // keeps each round's storages alive: new addresses every round
+  for (int i = 0; i < 40; ++i) {
+    Tensor& w = kept.emplace_back(Make<float>({1, 2}, {2}));
+    Tensor b = Make<float>({3, 4}, {2});
+    absl::StatusOr<Graph> g = Graph::Capture({F32({2})}, [&](const std::vector<Tensor>& in) {
+      Tensor grad = ops::Mul(in[0], w);
+      w = ops::Sub(w, ops::MulScalar(grad, 0.1));  // first escape: Sub
+      b = ops::Add(b, ops::MulScalar(grad, 0.2));  // second escape: Add
+      return std::vector<Tensor>{ops::Sum(grad)};
+    });
+    ASSERT_FALSE(g.ok());
+    EXPECT_NE(g.status().message().find("the result of Sub"), std::string::npos) << g.status();
+    kept.push_back(b);
+  }
+  (void)Sync();
+}
+
 TEST(GraphWrongResults, ASymbolicTensorKeptInAGlobalFailsCapture) {
   static Tensor kept;
   absl::StatusOr<Graph> g = Graph::Capture({F32({2})}, [](const std::vector<Tensor>& in) {

@@ -1,5 +1,7 @@
 #include "graph/recorder.h"
 
+#include <cstdint>
+
 #include "base/str_cat.h"
 #include "graph/escaped.h"
 #include "vm/comm_stream.h"
@@ -192,11 +194,16 @@ namespace eagervm::graph {
 
 absl::Status Recorder::CheckNoEscapes() {
   absl::Status first;
+  // The error names the escape made first (the lowest node), so the same
+  // program always gives the same message whatever the hash order.
+  size_t first_node = SIZE_MAX;
   for (const auto& [raw, blob] : made_here_) {
     if (blob.use_count() <= 1) continue;  // only made_here_ holds it: no tensor refers to it
     std::string what;
+    size_t node = SIZE_MAX - 1;
     auto input = buffer_of_.find(raw);
     if (auto it = made_by_.find(raw); it != made_by_.end()) {
+      node = it->second.second;
       what = base::Cat("the result of ", it->second.first, " (node ", it->second.second,
                        " of the capture)");
     } else if (input != buffer_of_.end() &&
@@ -213,7 +220,10 @@ absl::Status Recorder::CheckNoEscapes() {
                   "AddInplace/CopyInto/MulScalarInplace (w -= lr * g is AddInplace(w, MulScalar(g, "
                   "-lr))), or return it as an output"));
     MarkEscaped(blob, s);
-    if (first.ok()) first = s;
+    if (node < first_node) {
+      first_node = node;
+      first = s;
+    }
   }
   return first;
 }
