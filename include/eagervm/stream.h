@@ -14,7 +14,10 @@ namespace eagervm {
 // A value type: cheap to copy, any thread, never blocks (except as noted for
 // native_handle). The underlying stream (and its worker thread) is created on
 // first use; an index >= VmOptions::cpu_streams makes ops on it fail with
-// InvalidArgument.
+// InvalidArgument. Two indices exist on every device whatever cpu_streams
+// says: 60, where graph mode runs its plans (docs/graph.md, "The stream a
+// graph runs on"), and 61, the communication stream (docs/distributed.md).
+// Ops put there queue with those plans or collectives.
 class EAGERVM_EXPORT Stream {
  public:
   Stream(Device device, int index) : device_(device), index_(index) {}

@@ -73,7 +73,10 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   const absl::Status& status() const;
   // Blocks until computed. Returns the rejection, or the runtime error that
   // made the tensor fail; that error then counts as reported (Sync() does not
-  // return it again).
+  // return it again). Wait() is about the ops that made the tensor: a tensor
+  // whose bytes were only partly written (an Empty tensor written through a
+  // Slice) waits OK, and it is the reads below (Item, ToVector, CopyToHost)
+  // and ops reading it that fail, FailedPrecondition "no write covered".
   [[nodiscard]] absl::Status Wait() const;
 
   // Never block: known when the op is called, before it runs. The references
@@ -92,7 +95,7 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   size_t nbytes() const { return static_cast<size_t>(numel()) * SizeOf(dtype()); }
 
   // Blocks. numel() must be 1 and T must match dtype() (else InvalidArgument);
-  // errors as Wait().
+  // errors as Wait(), and FailedPrecondition if no write covered the element.
   template <typename T>
   absl::StatusOr<T> Item() const {
     T value{};
@@ -100,8 +103,8 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
     if (!s.ok()) return s;
     return value;
   }
-  // Blocks. T must match dtype() (else InvalidArgument); errors as Wait().
-  // A large tensor (over 64 MiB) is waited for before its host vector is
+  // Blocks. T must match dtype() (else InvalidArgument); errors as Wait(),
+  // and FailedPrecondition if no write covered some of its bytes. A large tensor (over 64 MiB) is waited for before its host vector is
   // allocated, so one that carries an error (its own allocation failed)
   // returns the error without asking for that memory; a host vector that
   // cannot be allocated is ResourceExhausted.
