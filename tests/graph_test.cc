@@ -128,9 +128,9 @@ TEST(Graph, WhatCannotBeCapturedFailsCapture) {
   };
   const std::vector<Case> cases = {
       {"Item", [](const Tensor& x) { (void)ops::Sum(x).Item<float>(); }},
-      {"CopyToHost", [](const Tensor& x) { (void)x.ToVector<float>(); }},  // ToVector
+      {"ToVector", [](const Tensor& x) { (void)x.ToVector<float>(); }},
       {"Wait", [](const Tensor& x) { (void)ops::Neg(x).Wait(); }},
-      {"Sync", [](const Tensor&) { (void)Sync(); }},
+      {"Sync()", [](const Tensor&) { (void)Sync(); }},
       {"AccessBlobByCallback",
        [](const Tensor& x) {
          (void)vm::PhysicalRun([&](vm::InstructionsBuilder* b) {

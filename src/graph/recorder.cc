@@ -1,6 +1,7 @@
 #include "graph/recorder.h"
 
 #include <cstdint>
+#include <string_view>
 
 #include "base/str_cat.h"
 #include "graph/escaped.h"
@@ -144,13 +145,18 @@ absl::Status Recorder::AccessBlob(const Tensor& t, vm::BlobCallback cb, bool wri
 
 absl::Status Recorder::SyncRead(const Tensor& t, size_t bytes, vm::BlobCallback cb,
                                 const char* what) {
-  return Refuse(what,
+  // ToVector reads through CopyToHost: name both, the user called one of them.
+  const bool copy = std::string_view(what) == "CopyToHost";
+  return Refuse(copy ? "ToVector/CopyToHost" : what,
                 "it reads a value that does not exist during capture; read Run's outputs "
                 "instead");
 }
 
 absl::Status Recorder::AddBarrier(std::function<void()> cb, const char* what) {
-  return Refuse(what, "a graph has no host synchronisation inside it; Sync after Run instead");
+  // Sync() is a barrier: name both, the user called one of them.
+  const bool barrier = std::string_view(what) == "Barrier";
+  return Refuse(barrier ? "Sync()/Barrier" : what,
+                "a graph has no host synchronisation inside it; Sync after Run instead");
 }
 
 absl::Status Recorder::CopyAcrossDevices(const Tensor& dst, const Tensor& src, const char* op) {
