@@ -99,6 +99,27 @@ TEST(PartialWrite, BytesNoWriteCoveredAreNeverWritten) {
   EXPECT_TRUE(Sync().ok());
 }
 
+// A copy whose source is the never-written storage it overwrites (the
+// same tensor, or another view of it): the source is refused before the
+// destination is allocated, not read as if allocating made it written.
+TEST(PartialWrite, ACopyFromTheStorageItOverwritesIsNeverWritten) {
+  {
+    Tensor sevens = Full({4}, 7.0f, DType::kFloat32);
+    ASSERT_TRUE(sevens.Wait().ok());
+  }
+  Tensor a = Empty({4}, DType::kFloat32);
+  ASSERT_TRUE(ops::CopyInto(a, a).ok());
+  absl::StatusOr<std::vector<float>> va = a.ToVector<float>();
+  EXPECT_EQ(va.status().code(), absl::StatusCode::kFailedPrecondition) << va.status();
+  EXPECT_TRUE(Has(va.status(), "never written")) << va.status();
+  Tensor b = Empty({4}, DType::kFloat32);
+  ASSERT_TRUE(ops::CopyInto(b.Slice(0, 2), b.Slice(2, 4)).ok());
+  absl::StatusOr<std::vector<float>> vb = b.Slice(0, 2).ToVector<float>();
+  EXPECT_FALSE(vb.ok()) << "stale bytes returned as OK";
+  EXPECT_TRUE(Has(vb.status(), "never written")) << vb.status();
+  (void)Sync();
+}
+
 // --- B6: FillInplace and CopyInto overwrite self without reading it ---
 
 TEST(Overwrite, FillAndCopyIntoWriteAnEmptyTensor) {

@@ -11,15 +11,14 @@
 #include <mutex>
 #include <thread>
 
-#include "ops_test_util.h"
+#include "graph_test_util.h"
 
 namespace eagervm {
 namespace {
 
+using testing::F32;
 using testing::Make;
 using testing::Values;
-
-TensorMeta F32(Shape s) { return TensorMeta{std::move(s), DType::kFloat32, Device::Cpu()}; }
 
 // A gate a kernel waits on. A watchdog opens it after a long time so that a
 // wrong runtime fails the test (opened_by_watchdog) instead of hanging it;
@@ -123,7 +122,8 @@ TEST(GraphCriticalSections, ReadOnlyParametersAddNoSegments) {
 // large ones (whose updates are real work) still get their own.
 std::vector<Tensor> SgdStep(const std::vector<Tensor>& in, const std::vector<Tensor>& params) {
   Tensor loss = ops::Sum(ops::Mul(in[0], params[0]));
-  for (size_t i = 1; i < params.size(); ++i) loss = ops::Add(loss, ops::Sum(ops::Mul(in[0], params[i])));
+  for (size_t i = 1; i < params.size(); ++i)
+    loss = ops::Add(loss, ops::Sum(ops::Mul(in[0], params[i])));
   for (const Tensor& w : params) EXPECT_TRUE(ops::AddInplace(w, ops::MulScalar(in[0], -0.5)).ok());
   return {loss};
 }

@@ -5,10 +5,13 @@
 // graph then runs k times, and eagerly the function is called k times, on
 // the same inputs, each run binding them in one of several ways (a whole
 // tensor, a Slice of a bigger tensor, a Reshape view, the same tensor passed
-// twice, a slice of a parameter). Between runs eager code changes the
-// parameters. After every run: outputs, parameters, inputs and the
-// side-effect counters of the impure custom ops must be equal, bitwise,
-// errors included.
+// twice, a parameter, two overlapping views of a parameter). Some storages
+// are written only in part, through views (an Empty tensor made inside the
+// function, a parameter never written before): reading bytes nothing wrote
+// is an error in both worlds. Between runs eager code changes the
+// parameters, and writes more of the partly written one. After every run: outputs, parameters,
+// inputs and the side-effect counters of the impure custom ops must be equal, bitwise, errors
+// included.
 #ifndef EAGERVM_TESTS_GRAPH_PROGRAM_H_
 #define EAGERVM_TESTS_GRAPH_PROGRAM_H_
 
@@ -79,7 +82,12 @@ inline void RegisterGraphProgramOps() {
 struct GraphStep {
   int op, a, b;
   float scalar;
+  int range = 0;  // the elements a write through a view covers (kGraphRanges)
 };
+
+// [begin, end) of a [4] tensor that a write through a view covers.
+inline constexpr int kGraphRanges[][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3},
+                                          {1, 4}, {2, 4}, {3, 4}, {2, 3}, {0, 4}};
 
 struct GraphProgramSpec {
   std::vector<GraphStep> steps;
@@ -94,10 +102,11 @@ inline GraphProgramSpec GenerateGraphProgram(ChoiceSource& c, int max_steps) {
   const int n = 1 + static_cast<int>(c.Below(max_steps));
   for (int i = 0; i < n; ++i) {
     GraphStep s;
-    s.op = static_cast<int>(c.Below(13));
+    s.op = static_cast<int>(c.Below(17));
     s.a = static_cast<int>(c.Below(1000));
     s.b = static_cast<int>(c.Below(1000));
     s.scalar = static_cast<float>(static_cast<int>(c.Below(9)) - 4) * 0.5f;
+    s.range = static_cast<int>(c.Below(10));
     spec.steps.push_back(s);
     if (c.exhausted()) break;
   }
@@ -105,7 +114,7 @@ inline GraphProgramSpec GenerateGraphProgram(ChoiceSource& c, int max_steps) {
   spec.outputs[1] = static_cast<int>(c.Below(1000));
   spec.runs = 1 + static_cast<int>(c.Below(4));
   for (int r = 0; r < spec.runs; ++r) {
-    spec.bindings.push_back(static_cast<int>(c.Below(5)));
+    spec.bindings.push_back(static_cast<int>(c.Below(6)));
     spec.seeds.push_back(static_cast<float>(static_cast<int>(c.Below(7)) - 3));
   }
   return spec;
@@ -115,13 +124,15 @@ inline GraphProgramSpec GenerateGraphProgram(ChoiceSource& c, int max_steps) {
 // views of the parameters; every value is a [4] float32.
 inline std::vector<Tensor> InterpretGraphProgram(const GraphProgramSpec& spec,
                                                  const std::vector<Tensor>& in, const Tensor& p0,
-                                                 const Tensor& p1, int64_t world) {
-  std::vector<Tensor> pool = {in[0], in[1], p0.Slice(0, 4).Reshape({4}),
-                              p0.Slice(4, 8).Reshape({4}), p1};
+                                                 const Tensor& p1, const Tensor& p2,
+                                                 int64_t world) {
+  std::vector<Tensor> pool = {
+      in[0], in[1], p0.Slice(0, 4).Reshape({4}), p0.Slice(4, 8).Reshape({4}), p1, p2};
   const Attrs w = {{"world", world}};
   for (const GraphStep& s : spec.steps) {
     const Tensor a = pool[s.a % pool.size()];  // copies: pool grows below
     const Tensor b = pool[s.b % pool.size()];
+    const int lo = kGraphRanges[s.range][0], hi = kGraphRanges[s.range][1];
     auto first = [](absl::StatusOr<TensorList> r) {
       return r.ok() ? (*r)[0] : Tensor::Error(r.status());
     };
@@ -162,8 +173,23 @@ inline std::vector<Tensor> InterpretGraphProgram(const GraphProgramSpec& spec,
       case 11:
         (void)ops::FillInplace(a, s.scalar);
         break;
-      default:
+      case 12:
         pool.push_back(ops::Sub(a, Full({4}, s.scalar, DType::kFloat32)));
+        break;
+      case 13: {  // a storage made here, written only through a view
+        Tensor t = Empty({4}, DType::kFloat32);
+        (void)ops::FillInplace(t.Slice(lo, hi), s.scalar);
+        pool.push_back(t);
+        break;
+      }
+      case 14:  // a write through a view, into anything (an input, a parameter)
+        (void)ops::FillInplace(a.Slice(lo, hi), s.scalar);
+        break;
+      case 15:
+        (void)ops::CopyInto(a.Slice(lo, hi), b.Slice(lo, hi));
+        break;
+      default:  // never written: reading it is an error
+        pool.push_back(Empty({4}, DType::kFloat32));
         break;
     }
   }
@@ -187,6 +213,7 @@ inline std::string Observe(const Tensor& t) {
 struct GraphWorld {
   Tensor p0 = FromVector<float>({1, -1, 0.5f, 2, -2, 0.25f, 3, -0.5f}, {8});
   Tensor p1 = FromVector<float>({0.5f, 1, -1, 2}, {4});
+  Tensor p2 = Empty({4}, DType::kFloat32);  // written in part, by the program and between runs
   // The inputs of run `r`, bound as spec.bindings[r] says.
   std::vector<Tensor> Bind(const GraphProgramSpec& spec, int r, Tensor* big) {
     const float v = spec.seeds[r];
@@ -202,6 +229,8 @@ struct GraphWorld {
         return {big->Slice(2, 6), big->Slice(4, 8)};  // overlapping views
       case 3:
         return {FromVector<float>({v, 1, 2, 3}, {4}), p1};  // an input that is a parameter
+      case 5:
+        return {p0.Slice(2, 6), p0.Slice(0, 4)};  // overlapping views of a parameter
       default:
         return {big->Reshape({3, 4}).Slice(1, 2).Reshape({4}), big->Slice(0, 4)};
     }
@@ -209,7 +238,8 @@ struct GraphWorld {
   std::string Snapshot(const std::vector<Tensor>& outs, const Tensor& big) {
     std::string s;
     for (const Tensor& o : outs) s += "out: " + Observe(o) + "\n";
-    s += "p0: " + Observe(p0) + "\np1: " + Observe(p1) + "\nbig: " + Observe(big) + "\n";
+    s += "p0: " + Observe(p0) + "\np1: " + Observe(p1) + "\np2: " + Observe(p2) +
+         "\nbig: " + Observe(big) + "\n";
     return s;
   }
 };
@@ -218,7 +248,8 @@ inline std::string Describe(const GraphProgramSpec& spec) {
   std::string s;
   for (const GraphStep& st : spec.steps) {
     s += "op " + std::to_string(st.op) + " a " + std::to_string(st.a) + " b " +
-         std::to_string(st.b) + " s " + std::to_string(st.scalar) + "\n";
+         std::to_string(st.b) + " s " + std::to_string(st.scalar) + " range " +
+         std::to_string(st.range) + "\n";
   }
   s += "outputs " + std::to_string(spec.outputs[0]) + " " + std::to_string(spec.outputs[1]) +
        "\nbindings";
@@ -236,7 +267,7 @@ inline std::string RunGraphProgram(const GraphProgramSpec& spec) {
   absl::StatusOr<Graph> g = Graph::Capture(
       metas,
       [&](const std::vector<Tensor>& in) {
-        return InterpretGraphProgram(spec, in, graph.p0, graph.p1, 1);
+        return InterpretGraphProgram(spec, in, graph.p0, graph.p1, graph.p2, 1);
       },
       options);
   if (!g.ok()) return "Capture failed: " + g.status().ToString();
@@ -247,7 +278,7 @@ inline std::string RunGraphProgram(const GraphProgramSpec& spec) {
     Tensor big_e, big_g;
     std::vector<Tensor> in_e = eager.Bind(spec, r, &big_e);
     std::vector<Tensor> in_g = graph.Bind(spec, r, &big_g);
-    std::vector<Tensor> out_e = InterpretGraphProgram(spec, in_e, eager.p0, eager.p1, 0);
+    std::vector<Tensor> out_e = InterpretGraphProgram(spec, in_e, eager.p0, eager.p1, eager.p2, 0);
     absl::StatusOr<std::vector<Tensor>> out_g = g->Run(in_g);
     if (!out_g.ok()) return "Run failed: " + out_g.status().ToString();
     const std::string se = eager.Snapshot(out_e, big_e), sg = graph.Snapshot(*out_g, big_g);
@@ -264,6 +295,7 @@ inline std::string RunGraphProgram(const GraphProgramSpec& spec) {
     for (GraphWorld* wd : {&eager, &graph}) {
       (void)ops::AddInplace(wd->p1, Full({4}, 0.5, DType::kFloat32));
       (void)ops::MulScalarInplace(wd->p0.Slice(2, 6), -1.0);
+      (void)ops::FillInplace(wd->p2.Slice(r % 4, r % 4 + 1), static_cast<float>(r));
     }
   }
   (void)Sync();

@@ -6,22 +6,16 @@
 #include <chrono>
 #include <thread>
 
-#include "ops_test_util.h"
+#include "graph_test_util.h"
 
 namespace eagervm {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::F32;
 using testing::Make;
+using testing::RunOk;
 using testing::Values;
-
-TensorMeta F32(Shape s) { return TensorMeta{std::move(s), DType::kFloat32, Device::Cpu()}; }
-
-std::vector<Tensor> RunOk(const Graph& g, std::vector<Tensor> in) {
-  absl::StatusOr<std::vector<Tensor>> out = g.Run(in);
-  EXPECT_TRUE(out.ok()) << out.status();
-  return out.ok() ? *out : std::vector<Tensor>{};
-}
 
 TEST(Graph, ReplaysEqualEager) {
   auto fn = [](const std::vector<Tensor>& in) {

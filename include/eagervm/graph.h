@@ -67,7 +67,9 @@ class EAGERVM_EXPORT Graph {
   // referenced when it returns (a captured variable, a global, `w = w - g`)
   // fails Capture with InvalidArgument naming the op that made it: update
   // parameters in place, or return the tensor. Custom ops run on every Run
-  // unless OpOptions::pure. User threads only; blocks only for `fn`
+  // unless OpOptions::pure. Reading bytes no write covered (an Empty tensor,
+  // one written only through views) does not fail Capture: that node fails
+  // at run time with eager's error, as eagerly. User threads only; blocks only for `fn`
   // itself. `fn` need only live for the call (it is destroyed before
   // Capture returns).
   static absl::StatusOr<Graph> Capture(std::vector<TensorMeta> inputs, Fn fn,

@@ -141,10 +141,17 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
       case graph::BufferKind::kParameter:
         storage[s] = st.parameters[slot.slot];
         break;
-      case graph::BufferKind::kIntermediate:
-        storage[s] = std::make_shared<internal::StorageHandle>(
-            std::make_shared<vm::BlobObject>(slot.nbytes, slot.device));
+      case graph::BufferKind::kIntermediate: {
+        auto blob = std::make_shared<vm::BlobObject>(slot.nbytes, slot.device);
+        if (slot.partly_written) {
+          // The plan writes only these bytes: reading others fails, as
+          // eagerly (no instruction has seen the storage yet).
+          blob->NoteWritten(0, 0, /*fresh=*/true);
+          for (const auto& [begin, end] : slot.written_ranges) blob->NoteWritten(begin, end, false);
+        }
+        storage[s] = std::make_shared<internal::StorageHandle>(std::move(blob));
         break;
+      }
     }
     bound[s] = storage[s]->blob();
     if (slot.written) {

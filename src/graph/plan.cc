@@ -8,6 +8,7 @@
 #include "graph/memory_plan.h"
 #include "vm/vm_context.h"
 #include "vm/vm_stream.h"
+#include "vm/written_ranges.h"
 
 namespace eagervm::graph {
 
@@ -25,6 +26,7 @@ class PlanBuilder {
     EliminateDeadCode();
     FindConstants();
     BindSlots();
+    Coverage();
     Segment();
     LayOutArenas();
     MakeNodes();
@@ -166,6 +168,64 @@ class PlanBuilder {
     }
   }
 
+  // Which bytes of each intermediate are written when a node reads them, as
+  // eager execution tracks them per storage (vm::BlobObject::NoteWritten): a
+  // whole write makes every byte readable; a write through a view into a
+  // storage nothing wrote starts a list of written ranges. Each run's
+  // intermediates are fresh and the nodes keep capture order, so this is
+  // known now; a write that fails at run time leaves an error, which a
+  // reader forwards before looking at bytes. Also the ranges of the outputs
+  // the plan writes only in part.
+  void Coverage() {
+    enum : uint8_t { kNone, kPart, kWhole };
+    const size_t nb = p_.buffers.size();
+    std::vector<uint8_t> state(nb, kNone);
+    std::vector<vm::WrittenRanges> ranges(nb);
+    read_states_.resize(p_.nodes.size());
+    auto bytes_of = [](const Value& v) {
+      const auto begin = static_cast<size_t>(v.offset);
+      return std::make_pair(begin, begin + Bytes(v.meta));
+    };
+    auto write = [&](const Value& v) {
+      const int b = v.buffer;
+      if (!intermediate(b) || state[b] == kWhole) return;
+      const auto [begin, end] = bytes_of(v);
+      if (begin == 0 && end >= p_.buffers[b].nbytes) {
+        state[b] = kWhole;
+        return;
+      }
+      if (state[b] == kNone) state[b] = kPart;  // this write allocates it, eagerly
+      if (ranges[b].Add(begin, end, p_.buffers[b].nbytes)) state[b] = kWhole;
+    };
+    for (size_t n = 0; n < p_.nodes.size(); ++n) {
+      if (!live_[n]) continue;
+      const Node& node = p_.nodes[n];
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const Value& v = node.inputs[i];
+        if (!intermediate(v.buffer) || node.overwrites_input(i)) continue;
+        const auto [begin, end] = bytes_of(v);
+        ReadState r = ReadState::kWritten;
+        if (state[v.buffer] == kNone)
+          r = ReadState::kNever;
+        else if (state[v.buffer] == kPart && !ranges[v.buffer].Covers(begin, end))
+          r = ReadState::kNotCovered;
+        if (r == ReadState::kWritten) continue;
+        read_states_[n].resize(node.inputs.size(), ReadState::kWritten);
+        read_states_[n][i] = r;
+      }
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        if (node.writes_input(i)) write(node.inputs[i]);
+      }
+      for (const Value& v : node.outputs) write(v);
+    }
+    for (int b : output_buffers_) {
+      if (state[b] != kPart) continue;
+      BoundSlot& slot = plan_->slots_[plan_->placement_[b].index];
+      slot.partly_written = true;
+      slot.written_ranges = ranges[b].ranges();
+    }
+  }
+
   void Segment() {
     Plan& plan = *plan_;
     // The last main node touching each bound slot: a segment ends there.
@@ -211,8 +271,7 @@ class PlanBuilder {
         tail_bytes = 0;
         tail_cheap = true;
       } else if ((*ends_here)[m]) {
-        const auto limit =
-            static_cast<size_t>(node.stream->context()->options().inline_max_bytes);
+        const auto limit = static_cast<size_t>(node.stream->context()->options().inline_max_bytes);
         if (tail_cheap && tail_bytes <= limit) {
           (*ends_here)[m] = false;
         } else {
@@ -262,12 +321,16 @@ class PlanBuilder {
     if (!plan.segments_.empty()) {
       const int a = ArenaFor(plan.segments_[0].stream);
       Arena& arena = plan.arenas_[a];
+      // A buffer a constant reads but nothing wrote (an Empty tensor) is
+      // placed too: that read is refused at run time (Coverage).
+      auto place = [&](int b) {
+        if (plan.placement_[b].kind != Placement::kNone) return;
+        plan.placement_[b] = Placement{Placement::kArena, a, arena.constant_bytes};
+        arena.constant_bytes += AlignUp(p_.buffers[b].nbytes, arena.alignment);
+      };
       for (int n : init_) {
-        for (int w : writes_[n]) {
-          if (plan.placement_[w].kind != Placement::kNone) continue;
-          plan.placement_[w] = Placement{Placement::kArena, a, arena.constant_bytes};
-          arena.constant_bytes += AlignUp(p_.buffers[w].nbytes, arena.alignment);
-        }
+        for (int w : writes_[n]) place(w);
+        for (int r : reads_[n]) place(r);
       }
     }
     // Intermediates: each in the arena of the stream that first touches it,
@@ -301,6 +364,7 @@ class PlanBuilder {
       for (size_t v = 0; v < buffers.size(); ++v) {
         plan.placement_[buffers[v]] =
             Placement{Placement::kArena, static_cast<int>(a), arena.constant_bytes + mp.offsets[v]};
+        plan.transient_.push_back(buffers[v]);
       }
     }
     last_main_use_ = std::move(last);
@@ -345,6 +409,7 @@ class PlanBuilder {
             if (e.first == pl.index) e.second = true;
           }
         }
+        seg.checked |= !pn.read_states.empty();
         for (const internal::Operand& o : pn.args.inputs) bytes += Bytes(o);
         for (const internal::Operand& o : pn.args.outputs) bytes += Bytes(o);
       }
@@ -363,6 +428,7 @@ class PlanBuilder {
     out->kernel = node.call.kernel;
     out->host_write = node.host_write;
     out->reads = reads_[n];
+    out->read_states = read_states_[n];
     out->overwritten_mask = node.call.overwritten_mask;
     out->writes = writes_[n];
     auto whole = [&](const Value& v) {
@@ -401,6 +467,10 @@ class PlanBuilder {
     };
     for (size_t i = 0; i < node.inputs.size(); ++i) place(node.inputs[i], &args.inputs[i]);
     for (size_t i = 0; i < node.outputs.size(); ++i) place(node.outputs[i], &args.outputs[i]);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.writes_input(i)) out->write_operands.push_back(&args.inputs[i]);
+    }
+    for (internal::Operand& o : args.outputs) out->write_operands.push_back(&o);
   }
 
  public:
@@ -415,6 +485,7 @@ class PlanBuilder {
   std::shared_ptr<Plan> plan_;
   GraphOptions options_;
   std::vector<std::vector<int>> reads_, writes_;
+  std::vector<std::vector<ReadState>> read_states_;  // per node (Coverage)
   std::vector<bool> is_output_, live_, constant_node_, constant_buffer_;
   std::vector<int> init_, main_;  // program node indices, in capture order
   std::vector<int> output_buffers_;

@@ -44,18 +44,31 @@ struct Placement {
   size_t offset = 0;  // in the arena
 };
 
+// What a node's read of an intermediate finds, known at capture: every
+// earlier write is in capture order, and each run's intermediates are fresh
+// (a write that failed leaves an error, which readers forward first).
+enum class ReadState : uint8_t {
+  kWritten,     // every byte read was written
+  kNever,       // nothing wrote the storage: "was never written"
+  kNotCovered,  // writes through views missed some bytes: "no write covered"
+};
+
 struct PlanNode {
   const char* name = nullptr;
   const KernelFn* kernel = nullptr;  // null: a host write
   vm::BlobCallback host_write;
-  internal::KernelArgs args;      // built once; operand pointers patched as memory is bound
-  std::vector<int> reads;         // buffers, for error forwarding (input i is reads[i])
+  internal::KernelArgs args;  // built once; operand pointers patched as memory is bound
+  std::vector<int> reads;     // buffers, for error forwarding (input i is reads[i])
+  // Per input, when one reads an intermediate's bytes nothing wrote (else
+  // empty): the node is refused as eagerly.
+  std::vector<ReadState> read_states;
   uint64_t overwritten_mask = 0;  // inputs written without being read: healed, not forwarded
   std::vector<int> writes;        // outputs and mutated inputs
   // Per write: whether it covers its value's whole buffer at capture (offset
   // 0, all bytes). Only such a write heals an error, as eagerly; a bound
   // slot's view offset is checked per run.
   std::vector<bool> writes_whole;
+  std::vector<const internal::Operand*> write_operands;  // per write: where it writes
   std::vector<int> dying;  // arena buffers whose last use this is (check mode)
   // This node's bound operands: (operand, slot, offset in the storage).
   std::vector<std::tuple<internal::Operand*, int, int64_t>> bound_patches;
@@ -85,6 +98,10 @@ struct BoundSlot {
   Device device;
   vm::VmStream* writer = nullptr;  // the stream of its first writer (outputs: its producer)
   bool written = false;
+  // Outputs the plan writes only in part (through views): the byte ranges
+  // written, so a run's fresh storage refuses to read the others, as eagerly.
+  bool partly_written = false;
+  std::vector<std::pair<size_t, size_t>> written_ranges;
 };
 
 struct Segment {
@@ -100,6 +117,7 @@ struct Segment {
   };
   std::vector<Patch> patches;
   size_t inline_bytes = vm::InstructionPolicy::kNotInline;
+  bool checked = false;  // a node reads bytes nothing wrote: the checked loop refuses it
 };
 
 // A device segment replayed as one device graph (CUDA graphs): recorded on
@@ -155,6 +173,7 @@ class Plan {
   bool RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow, vm::VmStream* stream,
                 absl::Span<vm::BlobObject* const> bound);
   bool RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+  ReadState ReadStateOf(const PlanNode& n, size_t i, absl::Span<vm::BlobObject* const> bound) const;
   absl::Status Execute(PlanNode& n);
   void AfterNode(PlanNode& n, vm::VmStream* stream);
   const vm::ErrorPtr& ErrorOf(int buffer, absl::Span<vm::BlobObject* const> bound) const;
@@ -172,6 +191,7 @@ class Plan {
   std::vector<Arena> arenas_;
   std::vector<DeviceReplay> replays_;  // per segment
   std::vector<vm::ErrorPtr> errors_;   // per buffer, for those the plan owns
+  std::vector<int> transient_;         // arena buffers that are not constants: fresh each run
   std::vector<size_t> buffer_bytes_;
   int poisoned_ = 0;  // non-null entries of errors_
   bool initialized_ = false;

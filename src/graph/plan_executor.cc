@@ -4,6 +4,7 @@
 // to a checked loop that forwards and heals them exactly as eager ops do.
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "base/str_cat.h"
 #include "graph/plan.h"
@@ -112,8 +113,36 @@ absl::Status Plan::Execute(PlanNode& n) {
   return status;
 }
 
-// The checked path, as OpCallPolicy::Compute: forward an input's error,
-// refuse an input never written, allocate bound outputs, heal on success.
+namespace {
+
+size_t Bytes(const internal::Operand& o) {
+  return static_cast<size_t>(o.meta->shape.numel()) * SizeOf(o.meta->dtype);
+}
+
+}  // namespace
+
+// Why input `i` of `n` cannot be read (kWritten: it can), as eagerly: a
+// bound input or parameter by its storage's state now, an intermediate by
+// what the plan wrote into it before (PlanNode::read_states).
+ReadState Plan::ReadStateOf(const PlanNode& n, size_t i,
+                            absl::Span<vm::BlobObject* const> bound) const {
+  const Placement& pl = placement_[n.reads[i]];
+  if (pl.kind == Placement::kBound) {
+    const vm::BlobObject* b = bound[pl.index];
+    if (!b->allocated()) return ReadState::kNever;
+    if (slots_[pl.index].kind != BufferKind::kIntermediate && b->partly_written()) {
+      const internal::Operand& o = n.args.inputs[i];
+      const auto begin = static_cast<size_t>(offsets_[pl.index] + o.offset);
+      if (!b->Written(begin, begin + Bytes(o))) return ReadState::kNotCovered;
+    }
+  }
+  return i < n.read_states.size() ? n.read_states[i] : ReadState::kWritten;
+}
+
+// The checked path, as OpCallPolicy::Compute: input by input, forward an
+// error or refuse bytes nothing wrote; allocate bound outputs; after
+// success, heal what a whole write covered and track what a write through a
+// view of a bound storage covered.
 bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
   auto overwritten = [&](size_t i) { return i < 64 && ((n.overwritten_mask >> i) & 1); };
   for (size_t i = 0; i < n.reads.size(); ++i) {
@@ -123,21 +152,26 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
       for (int w : n.writes) SetError(w, forwarded, bound);
       return false;
     }
+    const ReadState r = ReadStateOf(n, i, bound);
+    if (r == ReadState::kWritten) [[likely]]
+      continue;
+    const std::string shape = n.args.inputs[i].meta->shape.ToString();
+    Fail(n, stream,
+         absl::FailedPreconditionError(
+             r == ReadState::kNever
+                 ? base::Cat("input ", i, " ", shape,
+                             " was never written (or its storage was released)")
+                 : base::Cat("input ", i, " ", shape,
+                             " reads bytes of its storage that no write covered (a write through "
+                             "a view wrote only part of a storage that was never written)")),
+         bound);
+    return false;
   }
-  for (size_t i = 0; i < n.args.inputs.size(); ++i) {
-    const Placement& pl = placement_[n.reads[i]];
-    if (pl.kind == Placement::kBound && !bound[pl.index]->allocated() && !overwritten(i)) {
-      Fail(n, stream,
-           absl::FailedPreconditionError(
-               base::Cat("input ", i, " ", n.args.inputs[i].meta->shape.ToString(),
-                         " was never written (or its storage was released)")),
-           bound);
-      return false;
-    }
-  }
-  for (int w : n.writes) {
-    const Placement& pl = placement_[w];
+  uint64_t fresh = 0;  // bound writes whose storage this node allocates, by index
+  for (size_t k = 0; k < n.writes.size(); ++k) {
+    const Placement& pl = placement_[n.writes[k]];
     if (pl.kind != Placement::kBound) continue;
+    if (!bound[pl.index]->allocated() && k < 64) fresh |= uint64_t{1} << k;
     absl::Status s = bound[pl.index]->EnsureAllocated(stream->allocator());
     if (!s.ok()) {
       Fail(n, stream, std::move(s), bound);
@@ -162,14 +196,19 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
     return false;
   }
   // A write of a whole storage heals an error it carried; a write of part
-  // of one (a view) heals nothing, as eagerly (OpCallPolicy::Compute).
-  for (size_t i = 0; i < n.writes.size(); ++i) {
-    const int w = n.writes[i];
+  // of one (a view) heals nothing, as eagerly (OpCallPolicy::Compute). On a
+  // bound input or parameter it also tracks the bytes written; the plan's
+  // own storages were tracked at capture (Coverage).
+  for (size_t k = 0; k < n.writes.size(); ++k) {
+    const int w = n.writes[k];
     const Placement& pl = placement_[w];
-    const bool whole = n.writes_whole[i] &&
-                       (pl.kind != Placement::kBound ||
-                        (offsets_[pl.index] == 0 && bound[pl.index]->nbytes() == buffer_bytes_[w]));
-    if (whole) SetError(w, nullptr, bound);
+    if (pl.kind == Placement::kBound && slots_[pl.index].kind != BufferKind::kIntermediate) {
+      const internal::Operand& o = *n.write_operands[k];
+      const auto begin = static_cast<size_t>(offsets_[pl.index] + o.offset);
+      bound[pl.index]->NoteWritten(begin, begin + Bytes(o), k < 64 && ((fresh >> k) & 1));
+    } else if (n.writes_whole[k]) {
+      SetError(w, nullptr, bound);
+    }
   }
   return true;
 }
@@ -215,12 +254,22 @@ void Plan::RunSegment(int s, vm::VmStream* stream, absl::Span<vm::BlobObject* co
   offsets_ = offsets;
   bool arena_failed = false;
   AllocateArenas(stream, &arena_failed);
-  bool slow = poisoned_ > 0 || arena_failed;
+  if (s == 0 && poisoned_ > 0) {
+    // A new run: its intermediates are fresh, as eagerly; an error one of
+    // them kept from an earlier run is not this run's (a write through a
+    // view heals nothing).
+    for (int b : transient_) SetError(b, nullptr, bound);
+  }
+  bool slow = poisoned_ > 0 || arena_failed || seg.checked;
   for (const auto& [slot, written] : seg.bound) {
     vm::BlobObject* b = bound[slot];
-    if (slots_[slot].kind == BufferKind::kIntermediate &&
-        !b->EnsureAllocated(stream->allocator()).ok()) {
-      slow = true;  // the writer reports the allocator's error
+    if (slots_[slot].kind == BufferKind::kIntermediate) {
+      // An output the plan writes; one it only reads stays never written.
+      if (slots_[slot].written && !b->EnsureAllocated(stream->allocator()).ok()) {
+        slow = true;  // the writer reports the allocator's error
+      }
+    } else {
+      slow |= b->partly_written();  // reads and writes check the bytes written
     }
     slow |= b->error() != nullptr || !b->allocated();
   }

@@ -73,7 +73,6 @@ class Recorder final : public vm::Builder {
   absl::flat_hash_map<const vm::BlobObject*, std::shared_ptr<vm::BlobObject>> made_here_;
   // The op (and node index) that first wrote each storage made here.
   absl::flat_hash_map<const vm::BlobObject*, std::pair<const char*, size_t>> made_by_;
-  std::vector<bool> written_;  // per buffer: some node wrote it (inputs, parameters: true)
   absl::Status error_;
   std::optional<Stream> graph_stream_;
   std::vector<Stream> ambient_;  // the current streams when Capture began, by device

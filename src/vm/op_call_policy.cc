@@ -100,8 +100,12 @@ absl::Status OpCallPolicy::PrepareWrite(VmStream* stream, internal::Operand& o, 
 void OpCallPolicy::Compute(VmStream* stream) {
   // Forward an error from any input without computing. An overwritten input
   // is not read: it may be unwritten or carry an error (the write heals it).
+  // It is allocated only once every read input was checked: allocating it
+  // first would make a read of the same never-written storage (CopyInto(x,
+  // x), a copy between two views of it) look written.
   internal::Operand* inputs = args_.inputs.data();
   uint64_t fresh_inputs = 0, fresh_outputs = 0;  // storages this call allocated, by index
+  uint64_t to_prepare = 0;                       // overwritten inputs not yet writable
   for (uint32_t i = 0, n = args_.inputs.size(); i < n; ++i) {
     const BlobObject* blob = inputs[i].blob;
     if (blob->error() != nullptr || !blob->allocated() || !Readable(inputs[i])) [[unlikely]] {
@@ -109,16 +113,20 @@ void OpCallPolicy::Compute(VmStream* stream) {
         RefuseInput(stream, i);
         return;
       }
+      to_prepare |= uint64_t{1} << i;  // i < 64: overwritten inputs are mutated
+      continue;
+    }
+    inputs[i].data = static_cast<char*>(blob->data()) + inputs[i].offset;
+  }
+  for (uint32_t i = 0; to_prepare != 0; ++i, to_prepare >>= 1) [[unlikely]] {
+      if ((to_prepare & 1) == 0) continue;
       bool fresh = false;
       if (absl::Status s = PrepareWrite(stream, inputs[i], &fresh); !s.ok()) {
         Fail(stream, std::move(s));
         return;
       }
-      if (fresh) fresh_inputs |= uint64_t{1} << i;  // i < 64: overwritten inputs are mutated
-      continue;
+      if (fresh) fresh_inputs |= uint64_t{1} << i;
     }
-    inputs[i].data = static_cast<char*>(blob->data()) + inputs[i].offset;
-  }
   for (uint32_t k = 0, n = args_.outputs.size(); k < n; ++k) {
     bool fresh = false;
     if (absl::Status s = PrepareWrite(stream, args_.outputs[k], &fresh); !s.ok()) {

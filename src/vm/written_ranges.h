@@ -45,6 +45,8 @@ class WrittenRanges {
     }
     return false;
   }
+  // The disjoint ranges written, in order.
+  const std::vector<std::pair<size_t, size_t>>& ranges() const { return ranges_; }
 
  private:
   std::vector<std::pair<size_t, size_t>> ranges_;
