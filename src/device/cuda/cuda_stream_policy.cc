@@ -103,6 +103,7 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
   // launchers read it back with cudaGetLastError(), so clear it first. A
   // sticky device error survives this and keeps failing every call.
   (void)cudaGetLastError();
+  PrepareVmOwnedCudaThread();  // the scheduler thread: relaxed capture mode, once
   // The stream's device for the launches, and the thread's own device back
   // afterwards: Run() is on the scheduler thread, but on the submitting user
   // thread in synchronous mode. (One cudaGetDevice when it is current.)
