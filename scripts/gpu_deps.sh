@@ -6,7 +6,6 @@
 # network. Carry the folder along: device run with carry [".gpudeps"].
 set -euo pipefail
 cd "$(dirname "$0")/.."
-grep -qx '/.gpudeps/' .git/info/exclude 2>/dev/null || echo '/.gpudeps/' >> .git/info/exclude
 mkdir -p .gpudeps
 cd .gpudeps
 pkgs=(libabsl-dev libabsl20220623 libfmt-dev libfmt9 libgtest-dev libgmock-dev libbenchmark-dev
