@@ -23,9 +23,9 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DCMAKE_CUDA_ARCHITECTURES=90 -DEAGERVM_MPI=OFF -DEAGERVM_BUILD_BENCHMARKS=ON \
     -DEAGERVM_BUILD_EXAMPLES=OFF -DEAGERVM_INSTALL=OFF
 fi
-grep -q 'CMAKE_CUDA_ARCHITECTURES:STRING=.*90' "$build/CMakeCache.txt" ||
+grep -q '^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=.*90' "$build/CMakeCache.txt" ||
   { echo "error: $build does not build sm_90 code (CMAKE_CUDA_ARCHITECTURES)"; exit 1; }
-grep -q '^EAGERVM_MPI:STRING=OFF' "$build/CMakeCache.txt" ||
+grep -q '^EAGERVM_MPI:[A-Z]*=OFF' "$build/CMakeCache.txt" ||
   { echo "error: $build was configured without -DEAGERVM_MPI=OFF (its binaries need libmpi/libnccl)"; exit 1; }
 tests=$(cd tests && ls cuda_*_test.cc | sed 's/\.cc$//')
 # dlpack_test for its CUDA case, when this configure has it (it needs

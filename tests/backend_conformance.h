@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 #include "eagervm/eagervm.h"
@@ -20,6 +21,8 @@ struct Backend {
   Device device;
   bool needs_gpu = false;  // skip when CudaDeviceCount() == 0
 };
+
+inline void PrintTo(const Backend& b, std::ostream* os) { *os << b.name; }
 
 class BackendConformance : public ::testing::TestWithParam<Backend> {
  protected:
