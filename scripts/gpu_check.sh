@@ -40,10 +40,12 @@ budget=${EAGERVM_GPU_BUDGET_S:-450}
 t_start=$(date +%s)
 elapsed() { echo $(($(date +%s) - t_start)); }
 left() { echo $((budget - $(elapsed))); }
-# limit WANT: WANT seconds, or what is left of the budget if less (>= 0).
+# limit WANT: WANT seconds, or what is left of the budget if less (>= 0),
+# less the kill grace of `timeout -k $grace` that a hang adds on top.
+grace=5
 limit() {
   local l
-  l=$(left)
+  l=$(($(left) - grace))
   [ "$l" -lt "$1" ] && echo $((l > 0 ? l : 0)) || echo "$1"
 }
 step() { echo "== [$(elapsed)s] $*" | tee -a "$logs/check.log"; }
@@ -53,14 +55,26 @@ row() { table+=("$(printf '| %s | %s | %s | %s | %s |' "$@")"); }
 step "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2 |
   tee -a "$logs/check.log"
+have_gpu=0
+nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && have_gpu=1
+[ $have_gpu -eq 1 ] || echo "no GPU seen (nvidia-smi -L): the tests will skip; sanitizer and benchmark are not run"
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-command -v compute-sanitizer >/dev/null || export PATH=$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer
+# The toolkit is where nvcc really lies (a symlink in /usr/bin, a versioned
+# /usr/local/cuda-13.0, ...); its runtime libraries (libcudart, libcublas)
+# are in lib64, lib or targets/x86_64-linux/lib depending on the layout.
+cuda_home=/usr/local/cuda
+command -v nvcc >/dev/null && cuda_home=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+export CUDA_HOME=${CUDA_HOME:-$cuda_home}
+command -v compute-sanitizer >/dev/null ||
+  export PATH=$PATH:$CUDA_HOME/bin:$CUDA_HOME/compute-sanitizer:/usr/local/cuda/compute-sanitizer
+echo "CUDA_HOME=$CUDA_HOME"
 nvcc --version 2>&1 | tail -1
 for tool in cmake ninja nvcc c++; do command -v $tool >/dev/null || echo "missing tool: $tool"; done
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$CUDA_HOME/lib64:$CUDA_HOME/lib:$CUDA_HOME/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
+# MPI (and NCCL) off: not needed here, and absent on the GPU machine.
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DEAGERVM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
-            -DEAGERVM_BUILD_EXAMPLES=OFF -DEAGERVM_INSTALL=OFF)
+            -DEAGERVM_MPI=OFF -DEAGERVM_BUILD_EXAMPLES=OFF -DEAGERVM_INSTALL=OFF)
 deps=/tmp/evm-deps
 if ls .gpudeps/*.deb >/dev/null 2>&1; then
   step "unpacking $(ls .gpudeps/*.deb | wc -l) carried packages into $deps"
@@ -94,6 +108,7 @@ if [ -n "$prebuilt" ]; then
     if ! timeout "$(limit 10)" "$prebuilt/tests/$t" --gtest_list_tests >>"$logs/prebuilt.log" 2>&1; then
       echo "prebuilt $t does not start (see prebuilt.log): building here"
       tail -3 "$logs/prebuilt.log"
+      ldd "$prebuilt/tests/$t" 2>&1 | grep 'not found' | tee -a "$logs/prebuilt.log"
       bin=""
       break
     fi
@@ -123,8 +138,9 @@ if [ -z "$bin" ]; then
   bin=$dir
 fi
 
-# The one CUDA case outside the cuda_* binaries (a CUDA DLPack import's
-# release), when that binary was built (it needs libdlpack-dev).
+# The one CUDA case outside the cuda_* binaries (cuda_conformance_test is the
+# backend conformance suite's CUDA instance): a CUDA DLPack import's release,
+# when dlpack_test was built (it needs libdlpack-dev).
 [ -x "$bin/tests/dlpack_test" ] && tests="$tests dlpack_test"
 gtest_filter() { [ "$1" = dlpack_test ] && echo "--gtest_filter=DLPack.ACuda*"; }
 
@@ -140,7 +156,7 @@ for t in $tests; do
   fi
   echo "=== $t (limit ${l}s)" >>"$logs/tests.log"
   # shellcheck disable=SC2046
-  timeout -k 5 "$l" "$bin/tests/$t" $(gtest_filter "$t") >"$logs/$t.log" 2>&1
+  timeout -k $grace "$l" "$bin/tests/$t" $(gtest_filter "$t") >"$logs/$t.log" 2>&1
   rc=$?
   cat "$logs/$t.log" >>"$logs/tests.log"
   ok=$(grep -c '^\[       OK \] .*ms)' "$logs/$t.log")
@@ -162,7 +178,9 @@ grep -h '^\[  SKIPPED \] .*ms)' "$logs"/cuda_*_test.log 2>/dev/null |
 # compute-sanitizer (memcheck) on the small kernel tests: out-of-bounds and
 # misaligned accesses, and racecheck on the tiled kernels.
 san_rc=0
-if command -v compute-sanitizer >/dev/null; then
+if [ $have_gpu -eq 0 ]; then
+  row "compute-sanitizer" "-" "-" "-" "skipped: no GPU"
+elif command -v compute-sanitizer >/dev/null; then
   filter='CudaOps.*:-CudaOps.TensorsOverTwoToThe31Elements:CudaOps.TransposeOfMoreThanTwoMillionRows'
   for tool in memcheck racecheck; do
     l=$(limit 60)
@@ -174,13 +192,18 @@ if command -v compute-sanitizer >/dev/null; then
     step "compute-sanitizer --tool $tool cuda_ops_test (${l}s)"
     f=$filter
     [ $tool = racecheck ] && f='CudaOps.Reductions'
-    timeout -k 5 "$l" compute-sanitizer --tool $tool --error-exitcode 9 \
+    timeout -k $grace "$l" compute-sanitizer --tool $tool --error-exitcode 9 \
       "$bin/tests/cuda_ops_test" --gtest_filter="$f" >"$logs/sanitizer-$tool.log" 2>&1
     rc=$?
     errs=$(grep -cE '^========= (Invalid|Race|Error|.*hazard)' "$logs/sanitizer-$tool.log")
     note="rc=$rc"
-    [ $rc -eq 124 ] || [ $rc -eq 137 ] && note="TIMEOUT"
-    [ $rc -ne 0 ] && san_rc=1
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+      # Out of time is not a finding: incomplete, unless it reported one.
+      note="incomplete: timeout after ${l}s"
+      [ "$errs" -gt 0 ] && san_rc=1
+    elif [ $rc -ne 0 ]; then
+      san_rc=1
+    fi
     row "compute-sanitizer $tool" "$(grep -c '^\[       OK \] .*ms)' "$logs/sanitizer-$tool.log")" \
       "$(grep -c '^\[  FAILED  \] .*ms)' "$logs/sanitizer-$tool.log")" "-" "$note, $errs reports"
   done
@@ -190,14 +213,16 @@ fi
 
 bench_rc=0
 benches=()
-if [ ! -x "$bin/bench/cuda_vm_bench" ]; then
+if [ $have_gpu -eq 0 ]; then
+  row "cuda_vm_bench" "-" "-" "-" "skipped: no GPU"
+elif [ ! -x "$bin/bench/cuda_vm_bench" ]; then
   row "cuda_vm_bench" "-" "-" "-" "not found in $bin/bench (built without Google Benchmark?)"
 elif [ "$(left)" -lt 60 ]; then
   row "cuda_vm_bench" "-" "-" "-" "skipped: past the time budget at $(elapsed)s"
 else
   l=$(limit 120)
   step "GPU benchmarks (${l}s)"
-  timeout -k 5 "$l" "$bin/bench/cuda_vm_bench" >"$logs/bench.log" 2>&1
+  timeout -k $grace "$l" "$bin/bench/cuda_vm_bench" >"$logs/bench.log" 2>&1
   bench_rc=$?
   # The benchmark's own table: | case | eagervm | raw CUDA | unit | ratio | goal |
   while IFS= read -r line; do benches+=("$line"); done \
@@ -218,4 +243,8 @@ step "done in $(elapsed)s (budget ${budget}s); logs in $logs"
     printf '%s\n' "${benches[@]}"
   fi
 } | tee "$logs/summary.md"
+if [ $have_gpu -eq 0 ]; then
+  echo "NO GPU: nothing above ran on a GPU (exit 3)"
+  exit 3
+fi
 [ $test_rc -eq 0 ] && [ $san_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -6,7 +6,6 @@
 # network. Copy the folder to the GPU machine with the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-grep -qx '/.gpudeps/' .git/info/exclude 2>/dev/null || echo '/.gpudeps/' >> .git/info/exclude
 mkdir -p .gpudeps
 cd .gpudeps
 pkgs=(libabsl-dev libabsl20220623 libfmt-dev libfmt9 libgtest-dev libgmock-dev libbenchmark-dev

@@ -233,7 +233,57 @@ int TrapThenCheckEverySyncPoint() {
   Tensor later = ops::AddScalar(x, 1.0f);  // new work after the fault fails too
   if (Sync().ok()) return 6;
   if (later.Wait().ok()) return 7;
+  // Fresh device-to-host results after the fault: an error, never bytes.
+  Tensor fresh = x.To(Device::Cpu());
+  if (fresh.ToVector<float>().ok()) return 8;
+  if (ops::AddScalar(fresh, 1.0f).ToVector<float>().ok()) return 9;
+  // A user's read callback on x is staged through a fresh CPU stand-in (a
+  // D2H copy): it must not run with stale bytes.
+  bool called = false;
+  absl::Status staged = vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
+    return b->AccessBlobByCallback(
+        x, [&](void*, size_t) { called = true; }, vm::AccessMode::kRead);
+  });
+  (void)Sync();
+  if (staged.ok() && called) return 13;
   return 0;
+}
+
+// A fresh device-to-host copy (x.To(cpu): a DMA straight into a new pinned
+// tensor) in flight when another stream's kernel faults: the DMA may stop
+// part way, and its event query then fails. The new tensor must report the
+// error; if it reads OK, every byte must be right (the pinned block was
+// recycled from a tensor of 2s, so stale bytes show).
+int FaultDuringAFreshDeviceToHostCopy() {
+  constexpr int64_t kBig = int64_t{1} << 26;  // 256 MiB: the DMA takes milliseconds
+  Tensor x = Full({kBig}, 1.0f, DType::kFloat32, kGpu);
+  {
+    Tensor twos = Full({kBig}, 2.0f, DType::kFloat32, kGpu).To(Device::Cpu());
+    if (!twos.Wait().ok() || !x.Wait().ok()) return 10;
+  }  // its pinned block goes back to the D2H stream's pool
+  Tensor victim = Zeros({16}, DType::kFloat32, kGpu);
+  if (!victim.Wait().ok()) return 11;
+  if (!ops::Call("TestTrap", {victim}).ok()) return 12;  // stream 0
+  Tensor host = x.To(Device::Cpu());                     // the D2H copy stream
+  absl::StatusOr<std::vector<float>> v = host.ToVector<float>();
+  if (v.ok()) {
+    for (float f : *v) {
+      if (f != 1.0f) return 1;  // stale bytes with an OK status
+    }
+  }
+  absl::StatusOr<std::vector<float>> w = ops::AddScalar(host, 1.0f).ToVector<float>();
+  if (w.ok()) {
+    for (float f : *w) {
+      if (f != 2.0f) return 2;  // a CPU op computed on stale bytes
+    }
+  }
+  if (Sync().ok()) return 3;
+  return 0;
+}
+
+TEST_F(CudaStreams, AFreshDeviceToHostResultCarriesADeviceFault) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(FaultDuringAFreshDeviceToHostCopy()), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(CudaStreams, AfterADeviceFaultEverySyncPointReportsAnError) {

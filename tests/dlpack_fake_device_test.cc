@@ -38,7 +38,10 @@ struct DeviceProducer {
     managed.manager_ctx = this;
     managed.deleter = [](DLManagedTensor* m) {
       auto* self = static_cast<DeviceProducer*>(m->manager_ctx);
-      if (base::CurrentThreadRole() == base::ThreadRole::kScheduler) self->on_scheduler = true;
+      if (base::CurrentThreadRole() == base::ThreadRole::kScheduler ||
+          testing::OnFakeDeviceThread()) {
+        self->on_scheduler = true;  // or the device thread, its stand-in
+      }
       self->deleted.fetch_add(1);
     };
   }

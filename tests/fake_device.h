@@ -1,27 +1,49 @@
 // A fake accelerator for tests without a GPU, registered for cuda:0 over the
-// built-in backend (vm::OverrideBackendForTesting): its "device memory" is
-// host memory, its streams run on the scheduler thread, copy with memcpy and
-// order themselves on the "device" (OrdersOnDevice), as CUDA streams do; it
-// runs synchronously, so launched means finished. No op kernel may run on it
-// (in a CUDA build the real CUDA kernels are registered for kCUDA): copies
-// and host accesses only.
+// built-in backend (vm::OverrideBackendForTesting). It is asynchronous like a
+// GPU, so that the VM's ordering and lifetime bugs show without one:
+//  - each stream has a "device" thread that executes the stream's work in
+//    launch order, after a random delay of up to ~100 us per item: Run() (on
+//    the scheduler thread) only enqueues, so launched is not finished;
+//  - a cross-stream edge the VM orders on the device (OrdersOnDevice) becomes
+//    a counter-based fake event: the item waits on its device thread until
+//    the source stream's completed counter passed the source's launch;
+//  - QueryDone() reads the completed counter; the device thread notifies the
+//    scheduler after each item (as the CUDA backend's event poller does);
+//  - device memory comes from a per-stream allocator that fills freed blocks
+//    with 0xFF and hands them out again (same size, last freed first), so a
+//    read after an early release sees NaNs instead of the old values.
+// Its "device memory" is host memory. Ops run the CPU kernels on it
+// (OpRegistry::UseKernelsOfForTesting), on the device thread.
 #ifndef EAGERVM_TESTS_FAKE_DEVICE_H_
 #define EAGERVM_TESTS_FAKE_DEVICE_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
 #include <typeinfo>
+#include <utility>
+#include <vector>
 
+#include "base/notifier.h"
 #include "base/thread_role.h"
 #include "eagervm/eagervm.h"
 #include "memory/system_allocator.h"
+#include "ops/op_registry.h"
 #include "vm/backends.h"
 #include "vm/blob_object.h"
 #include "vm/device_copy_policy.h"
 #include "vm/instruction.h"
 #include "vm/stream_policy.h"
+#include "vm/vm_context.h"
 #include "vm/vm_stream.h"
 
 namespace eagervm::testing {
@@ -31,10 +53,66 @@ inline const Device kFake = Device::Cuda(0);
 // ReserveHostStaging calls seen, by the calling thread's role, and bytes.
 inline std::atomic<int> g_reserves_on_user{0}, g_reserves_elsewhere{0};
 inline std::atomic<int64_t> g_reserved_bytes{0};
+// Blocks the fake allocators handed out again after a free.
+inline std::atomic<int64_t> g_fake_reused_blocks{0};
+
+// True on a fake device thread.
+inline bool& OnFakeDeviceThread() {
+  thread_local bool on = false;
+  return on;
+}
+
+// Freed blocks are filled with 0xFF (NaN for floats) and reused by the next
+// request of the same size. Thread-safe.
+class PoisoningAllocator final : public memory::Allocator {
+ public:
+  explicit PoisoningAllocator(Device d) : system_(d) {}
+  ~PoisoningAllocator() override {
+    for (auto& [bytes, blocks] : free_) {
+      for (void* p : blocks) system_.Deallocate(p, bytes);
+    }
+  }
+  absl::StatusOr<void*> Allocate(size_t bytes) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(bytes);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        g_fake_reused_blocks.fetch_add(1);
+        return p;
+      }
+    }
+    return system_.Allocate(bytes);
+  }
+  void Deallocate(void* ptr, size_t bytes) override {
+    if (bytes > 0) std::memset(ptr, 0xFF, bytes);
+    std::lock_guard<std::mutex> lock(mu_);
+    free_[bytes].push_back(ptr);
+  }
+  void Shrink() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [bytes, blocks] : free_) {
+      for (void* p : blocks) system_.Deallocate(p, bytes);
+    }
+    free_.clear();
+  }
+  MemoryStats GetStats() const override { return system_.GetStats(); }
+
+ private:
+  memory::SystemAllocator system_;
+  std::mutex mu_;
+  std::map<size_t, std::vector<void*>> free_;
+};
 
 class FakeAccelerator final : public vm::StreamPolicy {
  public:
-  explicit FakeAccelerator(Device d) : device_(d), memory_(d), host_(Device::Cpu()) {}
+  FakeAccelerator(Device d, int stream_index, vm::VmContext* context)
+      : device_(d), context_(context), memory_(d), host_(Device::Cpu()), rng_(stream_index + 1) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~FakeAccelerator() override { Close(); }
+
   Device device() const override { return device_; }
   memory::Allocator* allocator() override { return &memory_; }
   memory::Allocator* host_allocator() override { return &host_; }
@@ -43,19 +121,39 @@ class FakeAccelerator final : public vm::StreamPolicy {
     return typeid(*src.stream()->policy()) == typeid(FakeAccelerator) &&
            !src.policy()->TouchesHostMemory() && !dst.policy()->TouchesHostMemory();
   }
-  // Synchronous: launched is finished, so the device waits are met already.
+  // Launches: the device thread runs the instruction later, after the fake
+  // events of its device waits.
   void Run(vm::VmStream* stream, vm::Instruction* instr) override {
+    Item item;
+    for (const vm::InstrRef& ref : instr->device_waits) {
+      if (ref.instr == nullptr || !ref.instr->IsAlive(ref)) continue;  // released: completed
+      auto* src = dynamic_cast<FakeAccelerator*>(ref.instr->stream()->policy());
+      if (src == nullptr || src == this) continue;
+      item.waits.emplace_back(src, ref.instr->policy_word);
+    }
     instr->device_waits.clear();
-    instr->policy()->Compute(stream);
+    instr->policy_word = ++launched_;
+    item.seq = instr->policy_word;
+    vm::InstructionPolicy* policy = instr->policy();
+    item.work = [policy, stream] { policy->Compute(stream); };
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(item));
+    }
+    cv_.notify_one();
   }
-  bool QueryDone(const vm::Instruction*) const override { return true; }
+  bool QueryDone(const vm::Instruction* instr) const override {
+    return completed_.load(std::memory_order_acquire) >= instr->policy_word;
+  }
+  // On the device thread (inside the copy instruction's Compute).
   absl::Status CopyAcrossDevices(vm::VmStream*, const vm::DeviceCopy& c) override {
-    memory::Allocator* a = c.dst->device().is_cpu() ? &host_ : &memory_;
+    memory::Allocator* a =
+        c.dst->device().is_cpu() ? static_cast<memory::Allocator*>(&host_) : &memory_;
     absl::Status s = c.dst->EnsureAllocated(a);
     if (!s.ok()) return s;
     if (c.bytes > 0) {
-      std::memcpy(static_cast<char*>(c.dst->data()) + c.dst_offset,
-                  static_cast<const char*>(c.src->data()) + c.src_offset, c.bytes);
+      std::memmove(static_cast<char*>(c.dst->data()) + c.dst_offset,
+                   static_cast<const char*>(c.src->data()) + c.src_offset, c.bytes);
     }
     return absl::OkStatus();
   }
@@ -67,21 +165,73 @@ class FakeAccelerator final : public vm::StreamPolicy {
     }
     g_reserved_bytes.fetch_add(static_cast<int64_t>(bytes));
   }
+  // After the scheduler stopped: finishes the queued work, stops the thread.
+  void Close() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return;
+      stop_ = true;
+    }
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
 
  private:
+  struct Item {
+    uint64_t seq = 0;
+    std::vector<std::pair<const FakeAccelerator*, uint64_t>> waits;  // fake events
+    std::function<void()> work;
+  };
+
+  void Loop() {
+    base::SetCurrentThreadRole(base::ThreadRole::kWorker);
+    OnFakeDeviceThread() = true;
+    for (;;) {
+      Item item;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        item = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      for (const auto& [src, seq] : item.waits) {
+        while (src->completed_.load(std::memory_order_acquire) < seq) std::this_thread::yield();
+      }
+      const int delay_us = std::uniform_int_distribution<int>(0, 100)(rng_);
+      if (delay_us > 60) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+      item.work();
+      completed_.store(item.seq, std::memory_order_release);
+      context_->scheduler_notifier()->Notify();
+    }
+  }
+
   Device device_;
-  memory::SystemAllocator memory_;
+  vm::VmContext* context_;
+  PoisoningAllocator memory_;
   memory::SystemAllocator host_;
+  std::minstd_rand rng_;   // the device thread's only
+  uint64_t launched_ = 0;  // the scheduler thread's only
+  std::atomic<uint64_t> completed_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
-// Registers the fake for cuda:0; call from a namespace-scope initialiser of
-// the test file, before anything creates the VM.
+// Registers the fake for cuda:0, and makes every op registered so far run
+// its CPU kernels there; call from a namespace-scope initialiser of the test
+// file, before anything creates the VM. Test ops registered later need a
+// kCUDA kernel of their own (host code: the fake's memory is host memory).
 inline bool InstallFakeAccelerator() {
   vm::OverrideBackendForTesting(
       DeviceType::kCUDA, [] { return 1; },
-      [](Stream s, vm::VmContext&) -> absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> {
-        return std::unique_ptr<vm::StreamPolicy>(new FakeAccelerator(s.device()));
+      [](Stream s, vm::VmContext& context) -> absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> {
+        return std::unique_ptr<vm::StreamPolicy>(
+            new FakeAccelerator(s.device(), s.index(), &context));
       });
+  internal::OpRegistry::Get().UseKernelsOfForTesting(DeviceType::kCUDA, DeviceType::kCPU);
   return true;
 }
 

@@ -37,7 +37,9 @@ namespace eagervm {
 //
 // The result keeps the storage alive until the consumer calls its `deleter`,
 // exactly once, from any thread, also after Shutdown(); the deleter never
-// blocks. The consumer may read and write the memory until then. eagervm
+// blocks. The consumer may read and write the memory until then, and must
+// have finished doing so on all of its streams (synchronised) when it calls
+// the deleter: eagervm frees the memory in its own stream order. eagervm
 // does not order its own later work against the consumer's: ops queued on t
 // after the export (in-place ops) race with the consumer's accesses, so the
 // caller orders them (e.g. Wait() before handing the memory over again).
@@ -64,8 +66,9 @@ namespace eagervm {
 //
 // Any thread, VM threads included; never blocks (back-pressure aside). The
 // memory must hold the data when FromDLPack is called: a CUDA producer must
-// have finished writing, or the caller orders the producer's stream before
-// eagervm's current stream of that device (docs/interop.md, "Streams").
+// have finished writing (synchronise its stream first). Ordering the
+// producer's stream before eagervm's current stream is not enough: eagervm
+// uses the memory on other streams too (docs/interop.md, "Streams").
 EAGERVM_EXPORT Tensor FromDLPack(DLManagedTensor* m);
 
 }  // namespace eagervm

@@ -58,6 +58,10 @@ EAGERVM_EXPORT Tensor Cast(const Tensor& x, DType dtype);
 
 // In place: the VM orders these against every earlier read and write (WAR/WAW).
 // The status is the rejection (nothing queued); runtime errors poison `self`.
+// An input that shares bytes with the tensor written other than element for
+// element (`CopyInto(x.Slice(0, n - 1), x.Slice(1, n))`, `AddInplace(x,
+// x.Slice(0, 1))`) is read as it was before the op, on every device: the op
+// then copies it first (one more op, queued on the calling thread).
 [[nodiscard]] EAGERVM_EXPORT absl::Status AddInplace(const Tensor& self, const Tensor& other);
 [[nodiscard]] EAGERVM_EXPORT absl::Status MulScalarInplace(const Tensor& self, Scalar s);
 [[nodiscard]] EAGERVM_EXPORT absl::Status CopyInto(const Tensor& dst, const Tensor& src);

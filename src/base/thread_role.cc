@@ -3,6 +3,7 @@
 namespace eagervm::base {
 namespace internal_thread_role {
 constinit thread_local ThreadRole t_role = ThreadRole::kUser;
+constinit thread_local bool t_vm_owned = false;
 }  // namespace internal_thread_role
 
 const char* ToString(ThreadRole role) {

@@ -13,6 +13,7 @@ enum class ThreadRole { kUser, kScheduler, kWorker };
 
 namespace internal_thread_role {
 extern constinit thread_local ThreadRole t_role;
+extern constinit thread_local bool t_vm_owned;
 }  // namespace internal_thread_role
 
 // Inline (a constinit thread-local, no TLS wrapper call): checked on every
@@ -23,6 +24,14 @@ const char* ToString(ThreadRole role);
 // The message of a failed EAGERVM_DCHECK_THREAD_ROLE.
 std::string WrongThreadRoleMessage(ThreadRole expected);
 inline bool OnVmThread() { return CurrentThreadRole() != ThreadRole::kUser; }
+
+// Threads the VM created and owns for their whole life (the scheduler, a
+// backend's own threads), as opposed to a user thread that plays a VM role
+// for a while (ScopedThreadRole). Backends may leave per-thread device state
+// (a current device, a capture mode) on owned threads, never on user threads.
+// Marked once by the thread itself, at its start.
+inline bool IsVmOwnedThread() { return internal_thread_role::t_vm_owned; }
+inline void MarkVmOwnedThread() { internal_thread_role::t_vm_owned = true; }
 
 // Marks the current thread as running VM work for the lifetime of the scope
 // (used by the synchronous mode, which computes on the submitting thread).

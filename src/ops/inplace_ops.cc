@@ -6,6 +6,7 @@
 #include "ops/builtin.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/overlap.h"
 #include "ops/submit_op.h"
 #include "vm/physical_run.h"
 #include "vm/tensor_impl.h"
@@ -13,6 +14,11 @@
 namespace eagervm::ops {
 
 absl::Status AddInplace(const Tensor& self, const Tensor& other) {
+  if (internal::OverlapsOtherThanElementwise(self, other)) [[unlikely]] {
+    absl::StatusOr<Tensor> staged = internal::StagedIfOverlapping(self, other, "AddInplace");
+    if (!staged.ok()) return staged.status();
+    return AddInplace(self, *staged);
+  }
   if (internal::UsableWithSameMeta(self, other) && self.impl()->meta.dtype != DType::kBool)
       [[likely]] {
     return internal::SubmitOp(EAGERVM_BUILTIN_OP("AddInplace"), self.impl()->meta.dtype,
@@ -50,6 +56,11 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
   if (dst.device() != src.device()) {
     return vm::PhysicalRun(
         [&](vm::Builder* b) { return b->CopyAcrossDevices(dst, src, "CopyInto"); });
+  }
+  if (internal::OverlapsOtherThanElementwise(dst, src)) [[unlikely]] {
+    absl::StatusOr<Tensor> staged = internal::StagedIfOverlapping(dst, src, "CopyInto");
+    if (!staged.ok()) return staged.status();
+    return internal::SubmitOp(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &*staged}, {});
   }
   return internal::SubmitOp(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &src}, {});
 }

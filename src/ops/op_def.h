@@ -39,6 +39,12 @@ class KernelSlot {
     delete p;
     return false;
   }
+  // Tests only (OpRegistry::UseKernelsOfForTesting), before any op call can
+  // have read the slot: replaces the kernel (nullptr: none). The old one is
+  // leaked, so a pointer read earlier would stay valid.
+  void ReplaceForTesting(const KernelFn* fn) {
+    fn_.store(fn == nullptr ? nullptr : new KernelFn(*fn), std::memory_order_release);
+  }
 
  private:
   std::atomic<const KernelFn*> fn_{nullptr};

@@ -75,6 +75,17 @@ absl::Status OpRegistry::RegisterTypedKernel(std::string_view op, DeviceType dev
   return absl::OkStatus();
 }
 
+void OpRegistry::UseKernelsOfForTesting(DeviceType type, DeviceType from) {
+  base::MutexLock lock(&mu_);
+  const int t = static_cast<int>(type), f = static_cast<int>(from);
+  for (auto& [name, def] : ops_) {
+    def->device_kernel[t].ReplaceForTesting(def->device_kernel[f].Get());
+    for (int d = 0; d < kNumDTypes; ++d) {
+      def->typed_kernel[t][d].ReplaceForTesting(def->typed_kernel[f][d].Get());
+    }
+  }
+}
+
 const OpDef* OpRegistry::Find(std::string_view name) const {
   base::MutexLock lock(&mu_);
   auto it = ops_.find(absl::string_view(name.data(), name.size()));

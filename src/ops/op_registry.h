@@ -23,6 +23,11 @@ class OpRegistry {
   // Built-ins: a kernel for one (device, dtype).
   absl::Status RegisterTypedKernel(std::string_view op, DeviceType device, DType dtype,
                                    KernelFn kernel);
+  // Tests only: every op registered so far runs `from`'s kernels on devices
+  // of type `type` (a fake accelerator for kCUDA whose memory is host memory
+  // runs the CPU kernels: tests/fake_device.h). Ops registered later keep
+  // their own kernels. Call before any op runs on `type`; not thread-safe.
+  void UseKernelsOfForTesting(DeviceType type, DeviceType from);
   // nullptr if unknown. OpDefs live forever.
   const OpDef* Find(std::string_view name) const;
   // For built-ins that must exist: aborts on a missing name (a bug in eagervm).

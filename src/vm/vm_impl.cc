@@ -207,6 +207,7 @@ bool VmImpl::SchedulePass() {
 
 void VmImpl::SchedulerLoop() {
   base::SetCurrentThreadRole(base::ThreadRole::kScheduler);
+  base::MarkVmOwnedThread();
   pthread_setname_np(pthread_self(), "evm-scheduler");
   for (;;) {
     bool parked = false;

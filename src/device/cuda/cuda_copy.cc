@@ -62,6 +62,10 @@ absl::Status CudaStreamPolicy::CopyAcrossDevices(vm::VmStream* stream, const vm:
   if (to_host) {  // device to host
     if (fresh) {
       EAGERVM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, c.bytes, cudaMemcpyDeviceToHost, cs));
+      // Nothing else would mark the new tensor if the device fails before
+      // the DMA ran: its readers (Item, ToVector, CPU ops, staged read
+      // callbacks) would get the pinned block's old bytes with an OK status.
+      PoisonOnDeviceError(dst_blob);
       return absl::OkStatus();
     }
     absl::StatusOr<void*> staging = pinned()->Allocate(c.bytes);

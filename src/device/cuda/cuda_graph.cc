@@ -30,6 +30,14 @@ class CudaDeviceGraph final : public vm::DeviceGraph {
 absl::StatusOr<std::unique_ptr<vm::DeviceGraph>> CudaStreamPolicy::CaptureGraph(
     absl::FunctionRef<absl::Status()> body) {
   cudaStream_t s = stream_.get();
+  // The scheduler thread runs in Relaxed mode (PrepareVmOwnedCudaThread);
+  // its own capture gets ThreadLocal checks back: an unsafe call in the body
+  // fails the capture instead of slipping into it.
+  struct ThreadCaptureMode {
+    cudaStreamCaptureMode saved = cudaStreamCaptureModeThreadLocal;
+    ThreadCaptureMode() { (void)cudaThreadExchangeStreamCaptureMode(&saved); }
+    ~ThreadCaptureMode() { (void)cudaThreadExchangeStreamCaptureMode(&saved); }
+  } thread_mode;
   absl::Status begin = CudaStatus(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
                                   "cudaStreamBeginCapture");
   if (!begin.ok()) return begin;

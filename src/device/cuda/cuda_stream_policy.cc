@@ -103,6 +103,7 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
   // launchers read it back with cudaGetLastError(), so clear it first. A
   // sticky device error survives this and keeps failing every call.
   (void)cudaGetLastError();
+  PrepareVmOwnedCudaThread();  // the scheduler thread: relaxed capture mode, once
   // The stream's device for the launches, and the thread's own device back
   // afterwards: Run() is on the scheduler thread, but on the submitting user
   // thread in synchronous mode. (One cudaGetDevice when it is current.)
@@ -237,6 +238,9 @@ void CudaStreamPolicy::FinishDeferred(uint64_t completed) const {
           d.blob->set_error(device_error_);
           pinned_->Deallocate(d.staging, d.bytes);
           break;
+        case Deferred::Kind::kPoisonOnError:
+          d.blob->set_error(device_error_);
+          break;
       }
       continue;
     }
@@ -252,6 +256,8 @@ void CudaStreamPolicy::FinishDeferred(uint64_t completed) const {
         if (d.bytes > 0) std::memcpy(d.host, d.staging, d.bytes);
         pinned_->Deallocate(d.staging, d.bytes);
         break;
+      case Deferred::Kind::kPoisonOnError:
+        break;
     }
   }
 }
@@ -262,6 +268,14 @@ void CudaStreamPolicy::CopyToHostWhenDone(vm::BlobObject* dst_blob, void* host_d
                                launched_seq_.load(std::memory_order_relaxed), nullptr, dst_blob,
                                host_dst, staging, bytes});
   RecordEvent();
+}
+
+void CudaStreamPolicy::PoisonOnDeviceError(vm::BlobObject* dst_blob) {
+  // No event of its own: the instruction's own completion query (QueryDone
+  // of this launch) runs FinishDeferred before anyone can read `dst_blob`.
+  deferred_.push_back(Deferred{Deferred::Kind::kPoisonOnError,
+                               launched_seq_.load(std::memory_order_relaxed), nullptr, dst_blob,
+                               nullptr, nullptr, 0});
 }
 
 void CudaStreamPolicy::Close() {

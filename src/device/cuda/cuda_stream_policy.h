@@ -120,14 +120,22 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   // `dst_blob` (alive until this instruction is released) is the storage
   // `host_dst` lies in: it is poisoned instead if the device failed.
   void CopyToHostWhenDone(vm::BlobObject* dst_blob, void* host_dst, void* staging, size_t bytes);
+  // Once the work launched so far on this stream has completed: if the
+  // device failed by then, `dst_blob` (a fresh host tensor a DMA wrote
+  // directly) gets the device's error instead of looking healthy with bytes
+  // the DMA may never have written. `dst_blob` lives until this instruction
+  // is released.
+  void PoisonOnDeviceError(vm::BlobObject* dst_blob);
 
  private:
   // Work to run on the scheduler thread once an instruction completed.
   struct Deferred {
-    enum class Kind { kDeliver, kDeliverStaging, kCopyOut } kind;
+    // kPoisonOnError: nothing to do unless the device failed, then `blob`
+    // gets the device's error (a DMA straight into a fresh host tensor).
+    enum class Kind { kDeliver, kDeliverStaging, kCopyOut, kPoisonOnError } kind;
     uint64_t seq;                  // runs once the launch with this sequence number completed
     vm::AccessBlobPolicy* access;  // kDeliver*
-    vm::BlobObject* blob;          // kCopyOut: the destination's storage
+    vm::BlobObject* blob;          // kCopyOut, kPoisonOnError: the destination's storage
     void* host;                    // delivered pointer, or kCopyOut destination
     void* staging;
     size_t bytes;

@@ -7,6 +7,7 @@
 
 #include "base/spin.h"
 #include "base/thread_role.h"
+#include "device/cuda/scoped_device.h"
 
 namespace eagervm::device::cuda {
 namespace {
@@ -44,6 +45,8 @@ void EventPoller::Watch(cudaEvent_t e) {
 
 void EventPoller::Loop() {
   base::SetCurrentThreadRole(base::ThreadRole::kWorker);
+  base::MarkVmOwnedThread();
+  PrepareVmOwnedCudaThread();  // its event queries must not break others' captures
   pthread_setname_np(pthread_self(), "evm-cuda-poll");
   // Each watch with the time it began: the youngest decides between spinning
   // and sleeping. Work launched just now may finish any moment; work waited

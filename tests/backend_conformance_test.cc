@@ -1,0 +1,30 @@
+// The backend conformance suite (backend_conformance.h) on the CPU and on the
+// fake accelerator (tests/fake_device.h: asynchronous device threads, fake
+// events, a poisoning allocator; the CPU kernels run on it), in every build.
+#include "backend_conformance.h"
+
+#include "configured_vm.h"
+#include "fake_device.h"
+
+namespace eagervm::conformance {
+
+namespace {
+const bool kInstalled = testing::InstallFakeAccelerator();
+// Three CPU streams: the three-stream ordering case on the CPU.
+const auto* const kEnv = ::testing::AddGlobalTestEnvironment(
+    new testing::ConfiguredVm([](VmOptions& o) { o.cpu_streams = 3; }));
+}  // namespace
+
+void RegisterDeviceTestKernels() {
+  EXPECT_TRUE(kInstalled);
+  EXPECT_TRUE(RegisterKernel("ConfSlowFill", DeviceType::kCUDA, HostSlowFill).ok());
+  EXPECT_TRUE(RegisterKernel("ConfSlowCopy", DeviceType::kCUDA, HostSlowCopy).ok());
+  EXPECT_TRUE(RegisterKernel("ConfFail", DeviceType::kCUDA, FailingKernel).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, BackendConformance,
+                         ::testing::Values(Backend{"Cpu", Device::Cpu(), false}), BackendName);
+INSTANTIATE_TEST_SUITE_P(Fake, BackendConformance,
+                         ::testing::Values(Backend{"Fake", testing::kFake, false}), BackendName);
+
+}  // namespace eagervm::conformance
