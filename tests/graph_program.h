@@ -197,9 +197,21 @@ inline std::vector<Tensor> InterpretGraphProgram(const GraphProgramSpec& spec,
 }
 
 // What one world observes of a tensor: its values, or "error: <message>".
+// An op's "input <k> " is dropped from the message: where an in-place op
+// reads a graph input, the plan stages that input through a copy (it may
+// overlap once bound, docs/ops.md), and a failure reading it then names the
+// staging copy's input 0 where eager, which stages only real overlaps,
+// names the op's own input k. The op, the shape and the reason stay.
 inline std::string Observe(const Tensor& t) {
   absl::StatusOr<std::vector<float>> v = t.ToVector<float>();
-  if (!v.ok()) return "error: " + std::string(v.status().message());
+  if (!v.ok()) {
+    std::string m(v.status().message());
+    if (size_t at = m.find(": input "); at != std::string::npos) {
+      size_t end = m.find(' ', at + 8);
+      if (end != std::string::npos) m.erase(at + 2, end + 1 - (at + 2));
+    }
+    return "error: " + m;
+  }
   std::string s;
   for (float x : *v) {
     uint32_t bits;

@@ -30,6 +30,8 @@ std::vector<Tensor> Recorder::MakeInputs(const std::vector<TensorMeta>& metas) {
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < metas.size(); ++i) {
     Tensor t = internal::NewTensor(metas[i]);  // NoteNewStorage keeps its storage
+    // Ops stage reads that may overlap it once bound (ops/overlap.h).
+    t.impl()->blob()->set_capture_role(vm::BlobObject::CaptureRole::kInput);
     buffer_of_[t.impl()->blob()] = static_cast<int>(program_.buffers.size());
     program_.buffers.push_back(Buffer{BufferKind::kInput, static_cast<int>(i),
                                       t.impl()->blob()->nbytes(), metas[i].device});
@@ -154,6 +156,7 @@ absl::Status Recorder::Launch(std::shared_ptr<vm::LaunchTarget> target, int part
 }
 
 void Recorder::NoteNewStorage(const std::shared_ptr<vm::BlobObject>& blob) {
+  blob->set_capture_role(vm::BlobObject::CaptureRole::kIntermediate);
   made_here_.emplace(blob.get(), blob);
 }
 

@@ -14,14 +14,17 @@
 namespace eagervm::internal {
 
 // True iff `in` and `out` are usable views of one storage whose byte ranges
-// overlap other than element for element. Any thread; a few loads.
+// overlap other than element for element, or, inside a Graph::Capture, of two
+// storages one of which is a symbolic input (bound per run: it may overlap
+// the other then). Any thread; a few loads.
 bool OverlapsOtherThanElementwise(const Tensor& out, const Tensor& in);
 
 // `in`, or a copy of it (queued on the calling thread, ordered after every
 // earlier write of `in`) when OverlapsOtherThanElementwise(out, in). `op`
 // names the caller in an error.
-absl::StatusOr<Tensor> StagedIfOverlapping(const Tensor& out, const Tensor& in,
-                                           std::string_view op);
+// The copy's own run-time errors name `op` too (a string literal: it must
+// live as long as the process).
+absl::StatusOr<Tensor> StagedIfOverlapping(const Tensor& out, const Tensor& in, const char* op);
 
 }  // namespace eagervm::internal
 

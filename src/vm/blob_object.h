@@ -102,6 +102,17 @@ class BlobObject {
     return partial_ == nullptr || partial_->Covers(begin, end);
   }
 
+  // --- graph capture (the capturing thread) ---
+  // What a storage is to the Graph::Capture that made it. kInput: a symbolic
+  // input, bound per run to a caller's tensor, which may be a view of another
+  // input or of a parameter, so ops treat it as possibly overlapping any
+  // bound storage. kIntermediate: made inside the captured function (the
+  // plan owns it; nothing else can alias it). kNone: a real storage (a
+  // parameter, when a capture uses it).
+  enum class CaptureRole : uint8_t { kNone, kInput, kIntermediate };
+  CaptureRole capture_role() const { return capture_role_; }
+  void set_capture_role(CaptureRole r) { capture_role_ = r; }
+
   // --- scheduler thread only ---
   Dependence& dependence() { return dependence_; }
 
@@ -133,6 +144,7 @@ class BlobObject {
   const uint32_t fork_generation_ = ForkGeneration();
   const TensorMeta meta_;
   const bool has_meta_ = false;
+  CaptureRole capture_role_ = CaptureRole::kNone;
   void* data_ = nullptr;
   memory::Allocator* allocator_ = nullptr;
   std::function<void(void*)> deleter_;
