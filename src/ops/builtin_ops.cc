@@ -40,6 +40,18 @@ void RegisterBuiltinOps(OpRegistry& r) {
         "Transpose", "Sum", "Mean", "Max",     "Cast",      "RandomNormal"}) {
     Define(r, name);
   }
+  // Comparisons, selection, elementwise math (compare_ops.cc), softmax
+  // (softmax_ops.cc), Gelu and LayerNorm (nn_ops.cc), index ops (index_ops.cc).
+  for (const char* name :
+       {"Eq",      "Ne",         "Lt",           "Le",          "Gt",
+        "Ge",      "Where",      "Minimum",      "Abs",         "Pow",
+        "Softmax", "LogSoftmax", "CrossEntropy", "Gelu",        "LayerNorm",
+        "Argmax",  "Argmin",     "OneHot",       "IndexSelect", "MatMulTransposed"}) {
+    Define(r, name);
+  }
+  Define(r, "SubInplace", {0});  // inplace_arith_ops.cc
+  Define(r, "Axpy", {0});
+  Define(r, "DivScalarInplace", {0});
 }
 
 }  // namespace eagervm::internal

@@ -12,6 +12,12 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterMatMulCpuKernels(r);
   RegisterCastCpuKernels(r);
   RegisterRandomCpuKernels(r);
+  RegisterCompareCpuKernels(r);
+  RegisterSoftmaxCpuKernels(r);
+  RegisterNnCpuKernels(r);
+  RegisterIndexCpuKernels(r);
+  RegisterMatMulTransposedCpuKernels(r);
+  RegisterInplaceCpuKernels(r);
 }
 
 }  // namespace eagervm::kernels
