@@ -152,6 +152,9 @@ def reference(op, ins, at):
         "Argmin": lambda: arg(ins[0], ax(), at.get("keepdim") == "1", np.argmin),
         "OneHot": lambda: one_hot(ins[0], int(at["classes"]), DTYPES[at["dtype"]]),
         "IndexSelect": lambda: index_select(ins[0], ax(), ins[1]),
+        "Min": lambda: (np.min(ins[0]) if at.get("all") == "1"
+                        else np.min(ins[0], axis=ax(), keepdims=at.get("keepdim") == "1")),
+        "Concat": lambda: np.concatenate(ins, axis=ax()),
         "MatMul": lambda: matmul(f64(ins[0]) if ins[0].dtype.kind == "f" else ins[0],
                                  f64(ins[1]) if ins[1].dtype.kind == "f" else ins[1],
                                  at.get("ta") == "1", at.get("tb") == "1"),
@@ -160,7 +163,7 @@ def reference(op, ins, at):
 
 
 EXACT = {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Where", "Minimum", "Abs", "Argmax", "Argmin",
-         "OneHot", "IndexSelect"}
+         "OneHot", "IndexSelect", "Concat", "Min"}
 
 
 def check(case):

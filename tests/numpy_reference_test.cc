@@ -236,6 +236,10 @@ void AddNnIndex(Cases& c, Rng& rng) {
           "axis=" + std::to_string(axis) + " keepdim=" + std::to_string(iter % 2);
       c.Add("Argmax", at, {x}, ops::Argmax(x, axis, iter % 2));
       c.Add("Argmin", at, {x}, ops::Argmin(x, axis - shape.size(), iter % 2));
+      c.Add("Min", at, {x}, ops::Min(x, axis, iter % 2));
+    }
+    if (shape.numel() > 0) {
+      c.Add("Min", "all=1", {x}, ops::Min(x));
     }
     Shape is = testing::RandomShape(rng, 2, 4);
     std::vector<int64_t> idx(static_cast<size_t>(is.numel()));
@@ -265,6 +269,29 @@ void AddMatMul(Cases& c, Rng& rng) {
     Tensor b = Make(RandomData<T>(rng, sb.numel()), sb);
     c.Add("MatMul", "ta=" + std::to_string(ta) + " tb=" + std::to_string(tb), {a, b},
           ops::MatMul(a, b, ta, tb));
+  }
+}
+
+// Concat of 1-3 tensors along a random axis (empty extents included).
+template <typename T>
+void AddConcat(Cases& c, Rng& rng) {
+  for (int iter = 0; iter < 20; ++iter) {
+    Shape base = testing::RandomShape(rng, 3, 4);
+    if (base.size() == 0) base = {2};
+    const int axis = static_cast<int>(rng() % base.size());
+    std::vector<Tensor> ts;
+    for (int p = 0, count = 1 + static_cast<int>(rng() % 3); p < count; ++p) {
+      Shape s = base;
+      s[axis] = static_cast<int64_t>(rng() % 3);
+      if constexpr (std::is_same_v<T, bool>) {
+        std::vector<bool> v(static_cast<size_t>(s.numel()));
+        for (size_t i = 0; i < v.size(); ++i) v[i] = (rng() & 1) != 0;
+        ts.push_back(Make<bool>(v, s));
+      } else {
+        ts.push_back(Make(EdgeData<T>(rng, s.numel(), true), s));
+      }
+    }
+    c.Add("Concat", "axis=" + std::to_string(axis), ts, ops::Concat(ts, axis));
   }
 }
 
@@ -331,6 +358,15 @@ TEST_F(NumpyReference, MatMulTransposed) {
   AddMatMul<double>(c, rng);
   AddMatMul<int32_t>(c, rng);
   AddMatMul<int64_t>(c, rng);
+  RunNumpy(c);
+}
+
+TEST_F(NumpyReference, Concat) {
+  Rng rng(6);
+  Cases c;
+  AddConcat<float>(c, rng);
+  AddConcat<int32_t>(c, rng);
+  AddConcat<bool>(c, rng);
   RunNumpy(c);
 }
 

@@ -79,6 +79,22 @@ TEST(Argmax, FirstOccurrenceNanWinsKeepdim) {
   EXPECT_EQ(ops::Argmax(Zeros({0, 3}, DType::kInt64), 1).shape(), (Shape{0}));
 }
 
+TEST(Min, AllAndAlongAnAxis) {
+  const int32_t lo = std::numeric_limits<int32_t>::min();
+  Tensor i = Make<int32_t>({3, lo, 9, 9, 2, -5}, {2, 3});
+  EXPECT_EQ(Values<int32_t>(ops::Min(i)), (std::vector<int32_t>{lo}));
+  EXPECT_EQ(Values<int32_t>(ops::Min(i, 1)), (std::vector<int32_t>{lo, -5}));
+  EXPECT_EQ(Values<int32_t>(ops::Min(i, 0, true)), (std::vector<int32_t>{3, lo, -5}));
+  EXPECT_EQ(ops::Min(i, 0, true).shape(), (Shape{1, 3}));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(Values<float>(ops::Min(Make<float>({1, nan, -2}, {3})))[0]));
+  Tensor empty = ops::Min(Zeros({2, 0}, DType::kFloat32), 1);
+  EXPECT_NE(empty.status().message().find(
+                "Min: axis 1 of [2,0] has size 0; the minimum of nothing is undefined"),
+            std::string::npos)
+      << empty.status();
+}
+
 TEST(OneHot, IndicesToRows) {
   Tensor idx = Make<int64_t>({2, 0, 1, 2}, {2, 2});
   Tensor h = ops::OneHot(idx, 3);

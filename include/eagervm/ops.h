@@ -12,7 +12,10 @@
 #ifndef EAGERVM_OPS_H_
 #define EAGERVM_OPS_H_
 
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "eagervm/export.h"
 #include "eagervm/scalar.h"
 #include "eagervm/tensor.h"
@@ -57,6 +60,8 @@ EAGERVM_EXPORT Tensor Mean(const Tensor& x);
 EAGERVM_EXPORT Tensor Mean(const Tensor& x, int axis, bool keepdim = false);
 EAGERVM_EXPORT Tensor Max(const Tensor& x);
 EAGERVM_EXPORT Tensor Max(const Tensor& x, int axis, bool keepdim = false);
+EAGERVM_EXPORT Tensor Min(const Tensor& x);  // as Max: NaN propagates, not over 0 elements
+EAGERVM_EXPORT Tensor Min(const Tensor& x, int axis, bool keepdim = false);
 
 EAGERVM_EXPORT Tensor Cast(const Tensor& x, DType dtype);
 
@@ -109,6 +114,14 @@ EAGERVM_EXPORT Tensor OneHot(const Tensor& index, int64_t classes, DType dtype =
 // An index outside [0, x.shape[axis]) poisons the result when the op runs
 // (InvalidArgument naming its position and value); nothing is read out of bounds.
 EAGERVM_EXPORT Tensor IndexSelect(const Tensor& x, int axis, const Tensor& index);
+
+// Joins `xs` (at least one; one dtype, device and rank, equal outside `axis`)
+// along `axis` into a new tensor. The span is read during the call only.
+EAGERVM_EXPORT Tensor Concat(absl::Span<const Tensor> xs, int axis);
+// `parts` new tensors of equal size along `axis` (numpy.split: the axis'
+// extent must divide evenly). A rejected call returns max(parts, 1) error
+// tensors (at most 4096), each carrying the rejection.
+EAGERVM_EXPORT std::vector<Tensor> Split(const Tensor& x, int64_t parts, int axis);
 
 // In place: the VM orders these against every earlier read and write (WAR/WAW).
 // The status is the rejection (nothing queued); runtime errors poison `self`.

@@ -56,6 +56,8 @@ void RegisterNnCpuKernels(internal::OpRegistry& r);
 void RegisterIndexCpuKernels(internal::OpRegistry& r);
 void RegisterMatMulTransposedCpuKernels(internal::OpRegistry& r);
 void RegisterInplaceCpuKernels(internal::OpRegistry& r);
+void RegisterConcatCpuKernels(internal::OpRegistry& r);
+void RegisterMinCpuKernels(internal::OpRegistry& r);
 
 }  // namespace eagervm::kernels
 

@@ -18,6 +18,8 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterIndexCpuKernels(r);
   RegisterMatMulTransposedCpuKernels(r);
   RegisterInplaceCpuKernels(r);
+  RegisterConcatCpuKernels(r);
+  RegisterMinCpuKernels(r);
 }
 
 }  // namespace eagervm::kernels

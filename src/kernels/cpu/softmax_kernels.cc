@@ -58,18 +58,27 @@ struct SoftmaxK {
           const T* row = x + base;
           T* orow = out + base;
           const int64_t st = e.inner;
-          T m;
-          double sum;
-          RowStats(row, e.n, st, &m, &sum);
           if constexpr (kLog) {
+            T m;
+            double sum;
+            RowStats(row, e.n, st, &m, &sum);
             const double log_sum = std::log(sum);
             for (int64_t k = 0; k < e.n; ++k) {
               orow[k * st] = static_cast<T>(static_cast<double>(row[k * st] - m) - log_sum);
             }
           } else {
+            // exp once per element: kept in the output, then scaled.
+            T m = row[0];
+            for (int64_t k = 1; k < e.n; ++k) m = MaxOp::Apply(m, row[k * st]);
+            double sum = 0;
+            for (int64_t k = 0; k < e.n; ++k) {
+              const double v = std::exp(static_cast<double>(row[k * st] - m));
+              sum += v;
+              orow[k * st] = static_cast<T>(v);
+            }
             const double inv = 1.0 / sum;
             for (int64_t k = 0; k < e.n; ++k) {
-              orow[k * st] = static_cast<T>(std::exp(static_cast<double>(row[k * st] - m)) * inv);
+              orow[k * st] = static_cast<T>(static_cast<double>(orow[k * st]) * inv);
             }
           }
         }
