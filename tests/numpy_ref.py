@@ -124,8 +124,8 @@ def index_select(x, axis, idx):
 
 
 def matmul(a, b, ta, tb):
-    a = a.T if ta else a
-    b = b.T if tb else b
+    a = np.swapaxes(a, -1, -2) if ta else a
+    b = np.swapaxes(b, -1, -2) if tb else b
     return a @ b
 
 
@@ -154,6 +154,9 @@ def reference(op, ins, at):
         "IndexSelect": lambda: index_select(ins[0], ax(), ins[1]),
         "Min": lambda: (np.min(ins[0]) if at.get("all") == "1"
                         else np.min(ins[0], axis=ax(), keepdims=at.get("keepdim") == "1")),
+        "BatchMatMul": lambda: matmul(f64(ins[0]) if ins[0].dtype.kind == "f" else ins[0],
+                                      f64(ins[1]) if ins[1].dtype.kind == "f" else ins[1],
+                                      at.get("ta") == "1", at.get("tb") == "1"),
         "Concat": lambda: np.concatenate(ins, axis=ax()),
         "MatMul": lambda: matmul(f64(ins[0]) if ins[0].dtype.kind == "f" else ins[0],
                                  f64(ins[1]) if ins[1].dtype.kind == "f" else ins[1],

@@ -269,6 +269,12 @@ void AddMatMul(Cases& c, Rng& rng) {
     Tensor b = Make(RandomData<T>(rng, sb.numel()), sb);
     c.Add("MatMul", "ta=" + std::to_string(ta) + " tb=" + std::to_string(tb), {a, b},
           ops::MatMul(a, b, ta, tb));
+    const int64_t batch = rng() % 4;
+    const Shape ba{batch, sa[0], sa[1]}, bb{batch, sb[0], sb[1]};
+    Tensor x = Make(RandomData<T>(rng, ba.numel()), ba);
+    Tensor y = Make(RandomData<T>(rng, bb.numel()), bb);
+    c.Add("BatchMatMul", "ta=" + std::to_string(ta) + " tb=" + std::to_string(tb), {x, y},
+          ops::BatchMatMul(x, y, ta, tb));
   }
 }
 

@@ -47,6 +47,37 @@ TYPED_TEST(MatMulTransposedTest, EveryFlagCombinationMatchesTheLoop) {
   }
 }
 
+TEST(BatchMatMul, EachBatchEntryIsItsMatMul) {
+  Rng rng(31);
+  for (int iter = 0; iter < 8; ++iter) {
+    const bool ta = iter & 1, tb = iter & 2;
+    const int64_t batch = 1 + rng() % 3, m = 1 + rng() % 4, k = rng() % 4, n = 1 + rng() % 4;
+    const Shape sa = ta ? Shape{batch, k, m} : Shape{batch, m, k};
+    const Shape sb = tb ? Shape{batch, n, k} : Shape{batch, k, n};
+    const auto da = RandomData<float>(rng, sa.numel()), db = RandomData<float>(rng, sb.numel());
+    Tensor c = ops::BatchMatMul(Make(da, sa), Make(db, sb), ta, tb);
+    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_EQ(c.shape(), (Shape{batch, m, n}));
+    const auto got = Values<float>(c);
+    for (int64_t i = 0; i < batch; ++i) {
+      const std::vector<float> ai(da.begin() + i * m * k, da.begin() + (i + 1) * m * k);
+      const std::vector<float> bi(db.begin() + i * k * n, db.begin() + (i + 1) * k * n);
+      const auto want =
+          Values<float>(ops::MatMul(Make(ai, {sa[1], sa[2]}), Make(bi, {sb[1], sb[2]}), ta, tb));
+      const std::vector<float> gi(got.begin() + i * m * n, got.begin() + (i + 1) * m * n);
+      testing::ExpectNear(gi, want, "BatchMatMul entry " + std::to_string(i));
+    }
+  }
+  Tensor bad = ops::BatchMatMul(Full({2, 3, 4}, 1.0f, DType::kFloat32),
+                                Full({3, 4, 5}, 1.0f, DType::kFloat32));
+  EXPECT_NE(bad.status().message().find(
+                "BatchMatMul: batch sizes differ: a [2,3,4] and b [3,4,5] (2 != 3)"),
+            std::string::npos)
+      << bad.status();
+  bad = ops::BatchMatMul(Full({2, 3}, 1.0f, DType::kFloat32), Full({2, 3}, 1.0f, DType::kFloat32));
+  EXPECT_NE(bad.status().message().find("BatchMatMul: expects 3-D tensors"), std::string::npos);
+}
+
 TEST(MatMulTransposed, ErrorsNameTheTransposedShapes) {
   Tensor a = Full({2, 3}, 1.0f, DType::kFloat32);
   Tensor b = Full({2, 4}, 1.0f, DType::kFloat32);

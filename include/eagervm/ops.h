@@ -52,6 +52,10 @@ EAGERVM_EXPORT Tensor Transpose(const Tensor& x);  // materialised
 // [k,n] or [n,k] (transpose_b) -> [m,n]. The transposes are BLAS flags: no
 // transposed copy is made. CPU only so far (other devices: InvalidArgument).
 EAGERVM_EXPORT Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b);
+// [B,M,K] @ [B,K,N] -> [B,M,N], one GEMM per batch entry, transposes (of the
+// last two axes) as BLAS flags. CPU only so far.
+EAGERVM_EXPORT Tensor BatchMatMul(const Tensor& a, const Tensor& b, bool transpose_a = false,
+                                  bool transpose_b = false);
 
 // Reductions: over everything (shape {}), or along `axis` (negative counts from the end).
 EAGERVM_EXPORT Tensor Sum(const Tensor& x);

@@ -49,8 +49,9 @@ void RegisterBuiltinOps(OpRegistry& r) {
         "Argmax",  "Argmin",     "OneHot",       "IndexSelect", "MatMulTransposed"}) {
     Define(r, name);
   }
-  Define(r, "Min");     // min_ops.cc
-  Define(r, "Concat");  // concat_ops.cc
+  Define(r, "Min");          // min_ops.cc
+  Define(r, "BatchMatMul");  // matmul_transposed_ops.cc
+  Define(r, "Concat");       // concat_ops.cc
   Define(r, "Split");
   Define(r, "SubInplace", {0});  // inplace_arith_ops.cc
   Define(r, "Axpy", {0});
