@@ -12,7 +12,10 @@
 #ifndef EAGERVM_OPS_H_
 #define EAGERVM_OPS_H_
 
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "eagervm/export.h"
 #include "eagervm/scalar.h"
 #include "eagervm/tensor.h"
@@ -45,6 +48,14 @@ EAGERVM_EXPORT Tensor Sqrt(const Tensor& x);
 // Linear algebra (2-D).
 EAGERVM_EXPORT Tensor MatMul(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Transpose(const Tensor& x);  // materialised
+// op(a) @ op(b), op a transpose where asked: [m,k] or [k,m] (transpose_a) @
+// [k,n] or [n,k] (transpose_b) -> [m,n]. The transposes are BLAS flags: no
+// transposed copy is made. CPU only so far (other devices: InvalidArgument).
+EAGERVM_EXPORT Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b);
+// [B,M,K] @ [B,K,N] -> [B,M,N], one GEMM per batch entry, transposes (of the
+// last two axes) as BLAS flags. CPU only so far.
+EAGERVM_EXPORT Tensor BatchMatMul(const Tensor& a, const Tensor& b, bool transpose_a = false,
+                                  bool transpose_b = false);
 
 // Reductions: over everything (shape {}), or along `axis` (negative counts from the end).
 EAGERVM_EXPORT Tensor Sum(const Tensor& x);
@@ -53,8 +64,68 @@ EAGERVM_EXPORT Tensor Mean(const Tensor& x);
 EAGERVM_EXPORT Tensor Mean(const Tensor& x, int axis, bool keepdim = false);
 EAGERVM_EXPORT Tensor Max(const Tensor& x);
 EAGERVM_EXPORT Tensor Max(const Tensor& x, int axis, bool keepdim = false);
+EAGERVM_EXPORT Tensor Min(const Tensor& x);  // as Max: NaN propagates, not over 0 elements
+EAGERVM_EXPORT Tensor Min(const Tensor& x, int axis, bool keepdim = false);
 
 EAGERVM_EXPORT Tensor Cast(const Tensor& x, DType dtype);
+
+// Comparisons with numpy broadcasting; both inputs share a dtype (any, bool
+// included). The result is kBool. NaN compares unequal to everything.
+EAGERVM_EXPORT Tensor Eq(const Tensor& a, const Tensor& b);
+EAGERVM_EXPORT Tensor Ne(const Tensor& a, const Tensor& b);
+EAGERVM_EXPORT Tensor Lt(const Tensor& a, const Tensor& b);
+EAGERVM_EXPORT Tensor Le(const Tensor& a, const Tensor& b);
+EAGERVM_EXPORT Tensor Gt(const Tensor& a, const Tensor& b);
+EAGERVM_EXPORT Tensor Ge(const Tensor& a, const Tensor& b);
+// cond ? a : b elementwise; cond is kBool, a and b share a dtype, all three broadcast.
+EAGERVM_EXPORT Tensor Where(const Tensor& cond, const Tensor& a, const Tensor& b);
+// Elementwise minimum (numeric dtypes, broadcasting; NaN propagates like numpy).
+EAGERVM_EXPORT Tensor Minimum(const Tensor& a, const Tensor& b);
+// |x| for numeric dtypes (integer minimum wraps to itself, as in numpy).
+EAGERVM_EXPORT Tensor Abs(const Tensor& x);
+// x ** exponent for float32/float64 x (the exponent is rounded to x's dtype).
+EAGERVM_EXPORT Tensor Pow(const Tensor& x, Scalar exponent);
+
+// Softmax / log-softmax along `axis` (negative counts from the end), float32
+// or float64. Numerically stable (the maximum is subtracted first): finite
+// for logits in the thousands; a slice holding NaN or +inf becomes NaN.
+EAGERVM_EXPORT Tensor Softmax(const Tensor& x, int axis);
+EAGERVM_EXPORT Tensor LogSoftmax(const Tensor& x, int axis);
+// Mean over the batch of -log_softmax(logits)[i, labels[i]], fused and stable.
+// logits: float [N, C]; labels: int64 [N]. Returns a float scalar (shape {}),
+// NaN for N == 0. A label outside [0, C) is found when the op runs: it poisons
+// the result (InvalidArgument naming the label's position and value at Wait).
+EAGERVM_EXPORT Tensor CrossEntropy(const Tensor& logits, const Tensor& labels);
+
+// GELU, float32/float64: x * Phi(x) with the exact erf, or (tanh_approximation)
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+EAGERVM_EXPORT Tensor Gelu(const Tensor& x, bool tanh_approximation = false);
+// (x - mean) / sqrt(var + eps) * weight + bias over the last axis of x (the
+// biased variance); weight and bias are 1-D of that axis' length and x's dtype.
+EAGERVM_EXPORT Tensor LayerNorm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                double eps = 1e-5);
+
+// Index of the largest (smallest) element along `axis`, as int64: the first
+// one on ties; a NaN counts as the extreme (numpy's rule). The axis must not
+// be empty.
+EAGERVM_EXPORT Tensor Argmax(const Tensor& x, int axis, bool keepdim = false);
+EAGERVM_EXPORT Tensor Argmin(const Tensor& x, int axis, bool keepdim = false);
+// index (int64, any shape) -> index.shape + [classes] of `dtype`, 1 at each
+// index. An index outside [0, classes) poisons the result when the op runs.
+EAGERVM_EXPORT Tensor OneHot(const Tensor& index, int64_t classes, DType dtype = DType::kFloat32);
+// numpy.take(x, index, axis): x.shape[:axis] + index.shape + x.shape[axis+1:];
+// index int64 of any shape. An embedding lookup is IndexSelect(table, 0, ids).
+// An index outside [0, x.shape[axis]) poisons the result when the op runs
+// (InvalidArgument naming its position and value); nothing is read out of bounds.
+EAGERVM_EXPORT Tensor IndexSelect(const Tensor& x, int axis, const Tensor& index);
+
+// Joins `xs` (at least one; one dtype, device and rank, equal outside `axis`)
+// along `axis` into a new tensor. The span is read during the call only.
+EAGERVM_EXPORT Tensor Concat(absl::Span<const Tensor> xs, int axis);
+// `parts` new tensors of equal size along `axis` (numpy.split: the axis'
+// extent must divide evenly). A rejected call returns max(parts, 1) error
+// tensors (at most 4096), each carrying the rejection.
+EAGERVM_EXPORT std::vector<Tensor> Split(const Tensor& x, int64_t parts, int axis);
 
 // In place: the VM orders these against every earlier read and write (WAR/WAW).
 // The status is the rejection (nothing queued); runtime errors poison `self`.
@@ -66,6 +137,13 @@ EAGERVM_EXPORT Tensor Cast(const Tensor& x, DType dtype);
 [[nodiscard]] EAGERVM_EXPORT absl::Status MulScalarInplace(const Tensor& self, Scalar s);
 [[nodiscard]] EAGERVM_EXPORT absl::Status CopyInto(const Tensor& dst, const Tensor& src);
 [[nodiscard]] EAGERVM_EXPORT absl::Status FillInplace(const Tensor& self, Scalar value);
+// self -= other; self += alpha * other (alpha must be exactly representable in
+// self's dtype); `other` broadcasts into self's shape, as in AddInplace.
+[[nodiscard]] EAGERVM_EXPORT absl::Status SubInplace(const Tensor& self, const Tensor& other);
+[[nodiscard]] EAGERVM_EXPORT absl::Status Axpy(const Tensor& self, Scalar alpha,
+                                               const Tensor& other);
+// self /= s; an integer self divided by 0 is rejected here.
+[[nodiscard]] EAGERVM_EXPORT absl::Status DivScalarInplace(const Tensor& self, Scalar s);
 
 }  // namespace ops
 
@@ -81,6 +159,15 @@ EAGERVM_EXPORT Tensor operator-(const Tensor& a);
 // In place (AddInplace). If the call is rejected, `a` becomes an error tensor
 // carrying the rejection, so the mistake is not lost.
 EAGERVM_EXPORT Tensor& operator+=(Tensor& a, const Tensor& b);
+EAGERVM_EXPORT Tensor& operator-=(Tensor& a, const Tensor& b);  // SubInplace
+EAGERVM_EXPORT Tensor& operator*=(Tensor& a, Scalar s);         // MulScalarInplace
+EAGERVM_EXPORT Tensor& operator/=(Tensor& a, Scalar s);         // DivScalarInplace
+// Scalar on the left: s + a, s * a (one op); s - a is Neg then AddScalar;
+// s / a divides a broadcast scalar tensor by a (integer zeros fail at sync).
+EAGERVM_EXPORT Tensor operator+(Scalar s, const Tensor& a);
+EAGERVM_EXPORT Tensor operator-(Scalar s, const Tensor& a);
+EAGERVM_EXPORT Tensor operator*(Scalar s, const Tensor& a);
+EAGERVM_EXPORT Tensor operator/(Scalar s, const Tensor& a);
 
 }  // namespace eagervm
 

@@ -40,6 +40,22 @@ void RegisterBuiltinOps(OpRegistry& r) {
         "Transpose", "Sum", "Mean", "Max",     "Cast",      "RandomNormal"}) {
     Define(r, name);
   }
+  // Comparisons, selection, elementwise math (compare_ops.cc), softmax
+  // (softmax_ops.cc), Gelu and LayerNorm (nn_ops.cc), index ops (index_ops.cc).
+  for (const char* name :
+       {"Eq",      "Ne",         "Lt",           "Le",          "Gt",
+        "Ge",      "Where",      "Minimum",      "Abs",         "Pow",
+        "Softmax", "LogSoftmax", "CrossEntropy", "Gelu",        "LayerNorm",
+        "Argmax",  "Argmin",     "OneHot",       "IndexSelect", "MatMulTransposed"}) {
+    Define(r, name);
+  }
+  Define(r, "Min");          // min_ops.cc
+  Define(r, "BatchMatMul");  // matmul_transposed_ops.cc
+  Define(r, "Concat");       // concat_ops.cc
+  Define(r, "Split");
+  Define(r, "SubInplace", {0});  // inplace_arith_ops.cc
+  Define(r, "Axpy", {0});
+  Define(r, "DivScalarInplace", {0});
 }
 
 }  // namespace eagervm::internal

@@ -50,6 +50,14 @@ void RegisterReduceCpuKernels(internal::OpRegistry& r);
 void RegisterMatMulCpuKernels(internal::OpRegistry& r);
 void RegisterCastCpuKernels(internal::OpRegistry& r);
 void RegisterRandomCpuKernels(internal::OpRegistry& r);
+void RegisterCompareCpuKernels(internal::OpRegistry& r);
+void RegisterSoftmaxCpuKernels(internal::OpRegistry& r);
+void RegisterNnCpuKernels(internal::OpRegistry& r);
+void RegisterIndexCpuKernels(internal::OpRegistry& r);
+void RegisterMatMulTransposedCpuKernels(internal::OpRegistry& r);
+void RegisterInplaceCpuKernels(internal::OpRegistry& r);
+void RegisterConcatCpuKernels(internal::OpRegistry& r);
+void RegisterMinCpuKernels(internal::OpRegistry& r);
 
 }  // namespace eagervm::kernels
 

@@ -12,6 +12,14 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterMatMulCpuKernels(r);
   RegisterCastCpuKernels(r);
   RegisterRandomCpuKernels(r);
+  RegisterCompareCpuKernels(r);
+  RegisterSoftmaxCpuKernels(r);
+  RegisterNnCpuKernels(r);
+  RegisterIndexCpuKernels(r);
+  RegisterMatMulTransposedCpuKernels(r);
+  RegisterInplaceCpuKernels(r);
+  RegisterConcatCpuKernels(r);
+  RegisterMinCpuKernels(r);
 }
 
 }  // namespace eagervm::kernels

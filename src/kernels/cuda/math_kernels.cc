@@ -114,9 +114,11 @@ void RegisterMathKernels(internal::OpRegistry& r) {
 
 // The CUDA kernels of the built-in ops; called by RegisterBuiltinOps.
 void RegisterElementwiseKernels(internal::OpRegistry& r);
+void RegisterModelKernels(internal::OpRegistry& r);  // model_kernels.cc
 void RegisterCudaKernels(internal::OpRegistry& r) {
   RegisterElementwiseKernels(r);
   RegisterMathKernels(r);
+  RegisterModelKernels(r);
 }
 
 }  // namespace eagervm::kernels::cuda_impl

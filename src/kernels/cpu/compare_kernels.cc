@@ -1,0 +1,222 @@
+// Comparisons (-> bool), Minimum, Where, Abs and Pow. Broadcasting walks the
+// output row by row (kernels/cpu/broadcast.h); nothing is materialised.
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace eagervm::kernels {
+namespace {
+
+struct EqOp {
+  template <typename T>
+  static bool Apply(T a, T b) {
+    return a == b;
+  }
+};
+struct NeOp {
+  template <typename T>
+  static bool Apply(T a, T b) {
+    return a != b;
+  }
+};
+struct LtOp {
+  template <typename T>
+  static bool Apply(T a, T b) {
+    return a < b;
+  }
+};
+struct LeOp {
+  template <typename T>
+  static bool Apply(T a, T b) {
+    return a <= b;
+  }
+};
+struct GtOp {
+  template <typename T>
+  static bool Apply(T a, T b) {
+    return a > b;
+  }
+};
+struct GeOp {
+  template <typename T>
+  static bool Apply(T a, T b) {
+    return a >= b;
+  }
+};
+// NaN-propagating, like numpy.minimum.
+struct MinOp {
+  template <typename T>
+  static T Apply(T a, T b) {
+    return (a < b || a != a) ? a : b;
+  }
+};
+
+// out[i] = Op(a[i * sa], b[i * sb]), out of any element type.
+template <typename Op, typename O, typename T>
+void Row(O* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], b[i]);
+  } else if (sa != 0) {
+    const T y = b[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], y);
+  } else if (sb != 0) {
+    const T x = a[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(x, b[i]);
+  } else {
+    const O v = Op::Apply(a[0], b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
+template <typename Op, typename O, typename T>
+void Broadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
+  const Shape& out_shape = ctx.output_meta(0).shape;
+  const Shape& a_shape = ctx.input_meta(0).shape;
+  const Shape& b_shape = ctx.input_meta(1).shape;
+  const int64_t n = out_shape.numel();
+  if (n == 0) return;
+  if (a_shape == b_shape) {
+    Row<Op>(out, a, b, n, 1, 1);
+    return;
+  }
+  const BroadcastPlan plan = MakeBroadcastPlan(out_shape, a_shape, b_shape);
+  ForEachRow(plan, [&](int64_t o, int64_t ia, int64_t ib, int64_t len, int64_t sa, int64_t sb) {
+    Row<Op>(out + o, a + ia, b + ib, len, sa, sb);
+  });
+}
+
+template <typename Op>
+struct Cmp {
+  template <typename T>
+  struct Kernel {
+    static absl::Status Run(KernelContext& ctx) {
+      Broadcast2<Op>(ctx, ctx.output<bool>(0), ctx.input<T>(0), ctx.input<T>(1));
+      return absl::OkStatus();
+    }
+  };
+};
+
+template <typename T>
+struct Minimum {
+  static absl::Status Run(KernelContext& ctx) {
+    Broadcast2<MinOp>(ctx, ctx.output<T>(0), ctx.input<T>(0), ctx.input<T>(1));
+    return absl::OkStatus();
+  }
+};
+
+// Element strides of `in` (broadcast to `out`, right-aligned): 0 where it repeats.
+void BroadcastStrides(const Shape& out, const Shape& in, int64_t* strides) {
+  int64_t acc = 1;
+  for (int d = out.size() - 1; d >= 0; --d) {
+    const int di = d - (out.size() - in.size());
+    const int64_t extent = di < 0 ? 1 : in[di];
+    strides[d] = extent == 1 ? 0 : acc;
+    acc *= extent;
+  }
+}
+
+// out = cond ? a : b, all three broadcast to out's shape: an odometer over the
+// outer dimensions, the innermost one a strided loop.
+template <typename T>
+struct Where {
+  static absl::Status Run(KernelContext& ctx) {
+    const Shape& out_shape = ctx.output_meta(0).shape;
+    const int64_t n = out_shape.numel();
+    if (n == 0) return absl::OkStatus();
+    const bool* c = ctx.input<bool>(0);
+    const T* a = ctx.input<T>(1);
+    const T* b = ctx.input<T>(2);
+    T* out = ctx.output<T>(0);
+    const int rank = out_shape.size();
+    if (rank == 0) {
+      out[0] = c[0] ? a[0] : b[0];
+      return absl::OkStatus();
+    }
+    int64_t sc[Shape::kMaxDims], sa[Shape::kMaxDims], sb[Shape::kMaxDims];
+    BroadcastStrides(out_shape, ctx.input_meta(0).shape, sc);
+    BroadcastStrides(out_shape, ctx.input_meta(1).shape, sa);
+    BroadcastStrides(out_shape, ctx.input_meta(2).shape, sb);
+    const int last = rank - 1;
+    const int64_t len = out_shape[last];
+    const int64_t rows = n / len;
+    int64_t index[Shape::kMaxDims] = {};
+    int64_t oc = 0, oa = 0, ob = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      T* o = out + r * len;
+      for (int64_t i = 0; i < len; ++i) {
+        o[i] = c[oc + i * sc[last]] ? a[oa + i * sa[last]] : b[ob + i * sb[last]];
+      }
+      for (int d = last - 1; d >= 0; --d) {
+        oc += sc[d];
+        oa += sa[d];
+        ob += sb[d];
+        if (++index[d] < out_shape[d]) break;
+        oc -= sc[d] * out_shape[d];
+        oa -= sa[d] * out_shape[d];
+        ob -= sb[d] * out_shape[d];
+        index[d] = 0;
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+// Integers: |min| wraps to min (two's complement), as numpy does.
+template <typename T>
+struct Abs {
+  static absl::Status Run(KernelContext& ctx) {
+    const T* x = ctx.input<T>(0);
+    T* out = ctx.output<T>(0);
+    const int64_t n = ctx.output_meta(0).shape.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (kIsInt<T>) {
+        out[i] = x[i] < 0 ? WrapSub(T{0}, x[i]) : x[i];
+      } else if constexpr (std::is_floating_point_v<T>) {
+        out[i] = std::fabs(x[i]);
+      } else {
+        out[i] = x[i];
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+// IEEE pow of each element by the exponent rounded to T (numpy's float32 ** float).
+template <typename T>
+struct Pow {
+  static absl::Status Run(KernelContext& ctx) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T p = static_cast<T>(ctx.scalar(0).to<double>());
+      const T* x = ctx.input<T>(0);
+      T* out = ctx.output<T>(0);
+      const int64_t n = ctx.output_meta(0).shape.numel();
+      if (p == T{2}) {
+        for (int64_t i = 0; i < n; ++i) out[i] = x[i] * x[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = std::pow(x[i], p);
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterCompareCpuKernels(internal::OpRegistry& r) {
+  RegisterCpu<Cmp<EqOp>::Kernel>(r, "Eq", kAllTypes);
+  RegisterCpu<Cmp<NeOp>::Kernel>(r, "Ne", kAllTypes);
+  RegisterCpu<Cmp<LtOp>::Kernel>(r, "Lt", kAllTypes);
+  RegisterCpu<Cmp<LeOp>::Kernel>(r, "Le", kAllTypes);
+  RegisterCpu<Cmp<GtOp>::Kernel>(r, "Gt", kAllTypes);
+  RegisterCpu<Cmp<GeOp>::Kernel>(r, "Ge", kAllTypes);
+  RegisterCpu<Minimum>(r, "Minimum", kNumericTypes);
+  RegisterCpu<Where>(r, "Where", kAllTypes);
+  RegisterCpu<Abs>(r, "Abs", kNumericTypes);
+  RegisterCpu<Pow>(r, "Pow", kFloatTypes);
+}
+
+}  // namespace eagervm::kernels

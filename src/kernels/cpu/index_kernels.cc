@@ -1,0 +1,115 @@
+// Argmax/Argmin (first occurrence; a NaN wins, as in numpy), OneHot and
+// IndexSelect. Every index is checked before it is used.
+#include <cstring>
+
+#include "base/str_cat.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace eagervm::kernels {
+namespace {
+
+template <bool kMax>
+struct ArgReduce {
+  template <typename T>
+  struct Kernel {
+    static absl::Status Run(KernelContext& ctx) {
+      const Shape& shape = ctx.input_meta(0).shape;
+      const int64_t axis = ctx.scalar(0).to<int64_t>();
+      int64_t outer = 1, inner = 1;
+      const int64_t n = shape[static_cast<int>(axis)];  // >= 1, checked by the op
+      for (int d = 0; d < shape.size(); ++d) {
+        if (d < axis) outer *= shape[d];
+        if (d > axis) inner *= shape[d];
+      }
+      const T* x = ctx.input<T>(0);
+      int64_t* out = ctx.output<int64_t>(0);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const T* row = x + o * n * inner + i;
+          int64_t best = 0;
+          T v = row[0];
+          if (v == v) {  // not NaN
+            for (int64_t k = 1; k < n; ++k) {
+              const T y = row[k * inner];
+              if (y != y) {  // the first NaN is the answer
+                best = k;
+                break;
+              }
+              if (kMax ? y > v : y < v) {
+                v = y;
+                best = k;
+              }
+            }
+          }
+          out[o * inner + i] = best;
+        }
+      }
+      return absl::OkStatus();
+    }
+  };
+};
+
+absl::Status OutOfRange(const char* what, int64_t pos, int64_t value, int64_t n) {
+  return absl::InvalidArgumentError(
+      base::Cat(what, "[", pos, "] = ", value, " is out of range (valid: [0, ", n, "))"));
+}
+
+// out[..., k] = (k == index[...]); kernel dtype is the output's.
+template <typename T>
+struct OneHot {
+  static absl::Status Run(KernelContext& ctx) {
+    const Shape& out_shape = ctx.output_meta(0).shape;
+    const int64_t classes = out_shape[out_shape.size() - 1];
+    const int64_t n = ctx.input_meta(0).shape.numel();
+    const int64_t* index = ctx.input<int64_t>(0);
+    T* out = ctx.output<T>(0);
+    for (int64_t i = 0; i < n; ++i) {
+      if (index[i] < 0 || index[i] >= classes) return OutOfRange("index", i, index[i], classes);
+    }
+    if (n * classes > 0) std::memset(out, 0, static_cast<size_t>(n * classes) * sizeof(T));
+    for (int64_t i = 0; i < n; ++i) out[i * classes + index[i]] = T(1);
+    return absl::OkStatus();
+  }
+};
+
+// numpy.take(x, index, axis): x seen as [outer, n, inner]; the output as
+// [outer, index.numel(), inner]. Rows of `inner` elements are copied whole.
+template <typename T>
+struct IndexSelect {
+  static absl::Status Run(KernelContext& ctx) {
+    const Shape& shape = ctx.input_meta(0).shape;
+    const int64_t axis = ctx.scalar(0).to<int64_t>();
+    int64_t outer = 1, inner = 1;
+    const int64_t n = shape[static_cast<int>(axis)];
+    for (int d = 0; d < shape.size(); ++d) {
+      if (d < axis) outer *= shape[d];
+      if (d > axis) inner *= shape[d];
+    }
+    const int64_t m = ctx.input_meta(1).shape.numel();
+    const int64_t* index = ctx.input<int64_t>(1);
+    for (int64_t j = 0; j < m; ++j) {
+      if (index[j] < 0 || index[j] >= n) return OutOfRange("index", j, index[j], n);
+    }
+    if (inner == 0 || outer == 0) return absl::OkStatus();
+    const T* x = ctx.input<T>(0);
+    T* out = ctx.output<T>(0);
+    const size_t row_bytes = static_cast<size_t>(inner) * sizeof(T);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t j = 0; j < m; ++j) {
+        std::memcpy(out + (o * m + j) * inner, x + (o * n + index[j]) * inner, row_bytes);
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterIndexCpuKernels(internal::OpRegistry& r) {
+  RegisterCpu<ArgReduce<true>::Kernel>(r, "Argmax", kNumericTypes);
+  RegisterCpu<ArgReduce<false>::Kernel>(r, "Argmin", kNumericTypes);
+  RegisterCpu<OneHot>(r, "OneHot", kAllTypes);
+  RegisterCpu<IndexSelect>(r, "IndexSelect", kAllTypes);
+}
+
+}  // namespace eagervm::kernels

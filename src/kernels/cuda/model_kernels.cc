@@ -1,0 +1,96 @@
+// Registration of the CUDA kernels of Eq Ne Lt Le Gt Ge, Minimum, Where, Abs,
+// Pow, Softmax and LogSoftmax (model.cu). Dtypes match the CPU kernels'.
+#include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/model_launchers.h"
+
+namespace eagervm::kernels::cuda_impl {
+namespace {
+
+// Per-dim strides of `in` (right-aligned) broadcast to `out`, 0 where it repeats.
+void StridesInto(const Shape& out, const Shape& in, int64_t* st) {
+  int64_t stride = 1;
+  const int shift = out.size() - in.size();
+  for (int d = out.size() - 1; d >= 0; --d) {
+    const int sd = d - shift;
+    const int64_t dim = sd >= 0 ? in[sd] : 1;
+    st[d] = dim == 1 ? 0 : stride;
+    stride *= dim;
+  }
+}
+
+cuda::Broadcast3Args Plan3(const KernelContext& ctx) {
+  cuda::Broadcast3Args p;
+  const Shape& out = ctx.output_meta(0).shape;
+  if (out.size() == 0) {
+    p.rank = 1;
+    p.dims[0] = 1;
+    return p;
+  }
+  p.rank = out.size();
+  for (int d = 0; d < out.size(); ++d) p.dims[d] = out[d];
+  for (int i = 0; i < ctx.num_inputs() && i < 3; ++i) {
+    StridesInto(out, ctx.input_meta(i).shape, p.stride[i]);
+  }
+  return p;
+}
+
+KernelFn CompareKernel(cuda::CompareKind op) {
+  return [op](KernelContext& ctx) {
+    return Launched(cuda::LaunchCompare(op, ToDT(ctx.input_meta(0).dtype), ctx.raw_output(0),
+                                        ctx.raw_input(0), ctx.raw_input(1), Plan3(ctx),
+                                        ctx.output_meta(0).shape.numel(), StreamOf(ctx)),
+                    "compare kernel launch");
+  };
+}
+
+KernelFn SoftmaxKernel(bool log) {
+  return [log](KernelContext& ctx) {
+    const Shape& s = ctx.input_meta(0).shape;
+    const int64_t axis = ctx.scalar(0).to<int64_t>();
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < s.size(); ++d) {
+      if (d < axis) outer *= s[d];
+      if (d > axis) inner *= s[d];
+    }
+    return Launched(
+        cuda::LaunchSoftmax(ToDT(ctx.input_meta(0).dtype), log, ctx.raw_output(0), ctx.raw_input(0),
+                            outer, s[static_cast<int>(axis)], inner, StreamOf(ctx)),
+        "softmax kernel launch");
+  };
+}
+
+}  // namespace
+
+void RegisterModelKernels(internal::OpRegistry& r) {
+  RegisterCuda(r, "Eq", kAll, CompareKernel(cuda::CompareKind::kEq));
+  RegisterCuda(r, "Ne", kAll, CompareKernel(cuda::CompareKind::kNe));
+  RegisterCuda(r, "Lt", kAll, CompareKernel(cuda::CompareKind::kLt));
+  RegisterCuda(r, "Le", kAll, CompareKernel(cuda::CompareKind::kLe));
+  RegisterCuda(r, "Gt", kAll, CompareKernel(cuda::CompareKind::kGt));
+  RegisterCuda(r, "Ge", kAll, CompareKernel(cuda::CompareKind::kGe));
+  RegisterCuda(r, "Minimum", kNumeric, CompareKernel(cuda::CompareKind::kMin));
+  RegisterCuda(r, "Where", kAll, [](KernelContext& ctx) {
+    const TensorMeta& om = ctx.output_meta(0);
+    return Launched(
+        cuda::LaunchWhere(ToDT(om.dtype), ctx.raw_output(0),
+                          static_cast<const bool*>(ctx.raw_input(0)), ctx.raw_input(1),
+                          ctx.raw_input(2), Plan3(ctx), om.shape.numel(), StreamOf(ctx)),
+        "Where kernel launch");
+  });
+  RegisterCuda(r, "Abs", kNumeric, [](KernelContext& ctx) {
+    const TensorMeta& om = ctx.output_meta(0);
+    return Launched(cuda::LaunchAbs(ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
+                                    om.shape.numel(), StreamOf(ctx)),
+                    "Abs kernel launch");
+  });
+  RegisterCuda(r, "Pow", kFloat, [](KernelContext& ctx) {
+    const TensorMeta& om = ctx.output_meta(0);
+    return Launched(cuda::LaunchPow(ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
+                                    ctx.scalar(0).to<double>(), om.shape.numel(), StreamOf(ctx)),
+                    "Pow kernel launch");
+  });
+  RegisterCuda(r, "Softmax", kFloat, SoftmaxKernel(false));
+  RegisterCuda(r, "LogSoftmax", kFloat, SoftmaxKernel(true));
+}
+
+}  // namespace eagervm::kernels::cuda_impl

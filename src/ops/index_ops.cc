@@ -1,0 +1,106 @@
+// Index ops: Argmax/Argmin along an axis (-> int64), OneHot and IndexSelect
+// (numpy's take along one axis; an embedding lookup is IndexSelect(table, 0,
+// ids)). Index values are only known when the op runs: an index out of range
+// poisons the output with a message naming it; nothing is read out of bounds.
+#include <limits>
+
+#include "base/str_cat.h"
+#include "eagervm/ops.h"
+#include "ops/builtin.h"
+#include "ops/op_checks.h"
+#include "ops/op_util.h"
+#include "ops/submit_op.h"
+
+namespace eagervm::ops {
+namespace {
+
+Tensor ArgReduce(const internal::OpDef& def, const Tensor& x, int axis, bool keepdim) {
+  absl::Status s = internal::CheckTensor(x, def.name, "x");
+  if (s.ok()) s = internal::CheckNumeric(x, def.name);
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  absl::StatusOr<int> a = internal::NormalizeAxis(axis, x.shape(), def.name);
+  if (!a.ok()) return Tensor::Error(a.status());
+  if (x.size(*a) == 0) {
+    return Tensor::Error(absl::InvalidArgumentError(base::Cat(
+        def.name, ": axis ", axis, " of ", x.shape(), " has size 0; there is no element to pick")));
+  }
+  Shape out;
+  for (int d = 0; d < x.dim(); ++d) {
+    if (d != *a)
+      out.push_back(x.size(d));
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return internal::SubmitOpWithOutput(def, x.dtype(), TensorMeta{out, DType::kInt64, x.device()},
+                                      {&x}, {Scalar(int64_t{*a})});
+}
+
+absl::Status CheckIndex(const Tensor& index, std::string_view op) {
+  if (index.dtype() != DType::kInt64) {
+    return absl::InvalidArgumentError(base::Cat(op, ": argument 'index' must be int64, got ",
+                                                ToString(index.dtype()), " ", index.shape()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Tensor Argmax(const Tensor& x, int axis, bool keepdim) {
+  return ArgReduce(EAGERVM_BUILTIN_OP("Argmax"), x, axis, keepdim);
+}
+Tensor Argmin(const Tensor& x, int axis, bool keepdim) {
+  return ArgReduce(EAGERVM_BUILTIN_OP("Argmin"), x, axis, keepdim);
+}
+
+Tensor OneHot(const Tensor& index, int64_t classes, DType dtype) {
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP("OneHot");
+  absl::Status s = internal::CheckTensor(index, def.name, "index");
+  if (s.ok()) s = CheckIndex(index, def.name);
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  if (classes < 0) {
+    return Tensor::Error(
+        absl::InvalidArgumentError(base::Cat("OneHot: classes must be >= 0, got ", classes)));
+  }
+  if (index.dim() >= Shape::kMaxDims) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("OneHot: index ", index.shape(), " has ", index.dim(),
+                  " dimensions; the result would have more than ", Shape::kMaxDims)));
+  }
+  Shape out = index.shape();
+  out.push_back(classes);
+  return internal::SubmitOpWithOutput(def, dtype, TensorMeta{out, dtype, index.device()}, {&index});
+}
+
+Tensor IndexSelect(const Tensor& x, int axis, const Tensor& index) {
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP("IndexSelect");
+  absl::Status s = internal::CheckTensor(x, def.name, "x");
+  if (s.ok()) s = internal::CheckTensor(index, def.name, "index");
+  if (s.ok()) s = CheckIndex(index, def.name);
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  if (x.device() != index.device()) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("IndexSelect: inputs are on different devices (", x.device().ToString(), " and ",
+                  index.device().ToString(), "); use To()")));
+  }
+  absl::StatusOr<int> a = internal::NormalizeAxis(axis, x.shape(), def.name);
+  if (!a.ok()) return Tensor::Error(a.status());
+  // numpy.take: x.shape[:axis] + index.shape + x.shape[axis+1:].
+  if (x.dim() - 1 + index.dim() > Shape::kMaxDims) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("IndexSelect: x ", x.shape(), " indexed by ", index.shape(),
+                  " would have more than ", Shape::kMaxDims, " dimensions")));
+  }
+  if (x.size(*a) == 0 && index.numel() > 0) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("IndexSelect: axis ", axis, " of x ", x.shape(),
+                  " has size 0; no index can be valid (index ", index.shape(), ")")));
+  }
+  Shape out;
+  for (int d = 0; d < *a; ++d) out.push_back(x.size(d));
+  for (int d = 0; d < index.dim(); ++d) out.push_back(index.size(d));
+  for (int d = *a + 1; d < x.dim(); ++d) out.push_back(x.size(d));
+  return internal::SubmitOpWithOutput(def, x.dtype(), TensorMeta{out, x.dtype(), x.device()},
+                                      {&x, &index}, {Scalar(int64_t{*a})});
+}
+
+}  // namespace eagervm::ops

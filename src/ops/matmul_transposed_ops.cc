@@ -1,0 +1,78 @@
+// MatMul with transposed operands: op(a) @ op(b), op = transpose where asked.
+// The transpose is a flag to BLAS (cblas_?gemm's CblasTrans); no transposed
+// copy is made. Without transposes it is the plain MatMul op.
+#include <limits>
+
+#include "base/str_cat.h"
+#include "eagervm/ops.h"
+#include "ops/builtin.h"
+#include "ops/op_checks.h"
+#include "ops/op_util.h"
+#include "ops/submit_op.h"
+
+namespace eagervm::ops {
+
+Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+  if (!transpose_a && !transpose_b) return MatMul(a, b);
+  absl::Status s = internal::CheckSameDeviceAndDType(a, b, "MatMul");
+  if (s.ok()) s = internal::CheckNumeric(a, "MatMul");
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  if (a.dim() != 2 || b.dim() != 2) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("MatMul: expects 2-D tensors, got a ", a.shape(), " and b ", b.shape())));
+  }
+  const int64_t m = transpose_a ? a.size(1) : a.size(0);
+  const int64_t k = transpose_a ? a.size(0) : a.size(1);
+  const int64_t kb = transpose_b ? b.size(1) : b.size(0);
+  const int64_t n = transpose_b ? b.size(0) : b.size(1);
+  if (k != kb) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("MatMul: inner dimensions do not match: a ", a.shape(), transpose_a ? ".T" : "",
+                  " @ b ", b.shape(), transpose_b ? ".T" : "", " (", k, " != ", kb, ")")));
+  }
+  constexpr int64_t kMaxDim = std::numeric_limits<int>::max();  // BLAS takes int
+  if (m > kMaxDim || k > kMaxDim || n > kMaxDim) {
+    return Tensor::Error(absl::InvalidArgumentError(base::Cat("MatMul: dimensions above ", kMaxDim,
+                                                              " are not supported: a ", a.shape(),
+                                                              " @ b ", b.shape())));
+  }
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("MatMulTransposed"), a.dtype(),
+                                      TensorMeta{Shape{m, n}, a.dtype(), a.device()}, {&a, &b},
+                                      {Scalar(transpose_a), Scalar(transpose_b)});
+}
+
+Tensor BatchMatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+  absl::Status s = internal::CheckSameDeviceAndDType(a, b, "BatchMatMul");
+  if (s.ok()) s = internal::CheckNumeric(a, "BatchMatMul");
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  if (a.dim() != 3 || b.dim() != 3) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("BatchMatMul: expects 3-D tensors [B,M,K] and [B,K,N], got a ", a.shape(),
+                  " and b ", b.shape())));
+  }
+  if (a.size(0) != b.size(0)) {
+    return Tensor::Error(absl::InvalidArgumentError(base::Cat("BatchMatMul: batch sizes differ: a ",
+                                                              a.shape(), " and b ", b.shape(), " (",
+                                                              a.size(0), " != ", b.size(0), ")")));
+  }
+  const int64_t m = transpose_a ? a.size(2) : a.size(1);
+  const int64_t k = transpose_a ? a.size(1) : a.size(2);
+  const int64_t kb = transpose_b ? b.size(2) : b.size(1);
+  const int64_t n = transpose_b ? b.size(1) : b.size(2);
+  if (k != kb) {
+    return Tensor::Error(absl::InvalidArgumentError(base::Cat(
+        "BatchMatMul: inner dimensions do not match: a ", a.shape(), transpose_a ? ".T" : "",
+        " @ b ", b.shape(), transpose_b ? ".T" : "", " (", k, " != ", kb, ")")));
+  }
+  constexpr int64_t kMaxDim = std::numeric_limits<int>::max();  // BLAS takes int
+  if (m > kMaxDim || k > kMaxDim || n > kMaxDim) {
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("BatchMatMul: matrix dimensions above ", kMaxDim, " are not supported: a ",
+                  a.shape(), " @ b ", b.shape())));
+  }
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("BatchMatMul"), a.dtype(),
+                                      TensorMeta{Shape{a.size(0), m, n}, a.dtype(), a.device()},
+                                      {&a, &b}, {Scalar(transpose_a), Scalar(transpose_b)});
+}
+
+}  // namespace eagervm::ops
