@@ -14,10 +14,10 @@
 #include "eagervm/stream.h"
 #include "eagervm/tensor.h"
 #include "ops/op_def.h"
-#include "vm/builder.h"
-#include "vm/current_stream.h"
+#include "vm/intake/builder.h"
+#include "vm/intake/current_stream.h"
+#include "vm/intake/submit_kernel_call.h"
 #include "vm/kernel_call.h"
-#include "vm/submit_kernel_call.h"
 #include "vm/tensor_impl.h"  // CheckTensor, NewTensor
 
 namespace eagervm::internal {

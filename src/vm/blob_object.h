@@ -14,9 +14,9 @@
 #include "eagervm/device.h"
 #include "eagervm/tensor.h"
 #include "memory/allocator.h"
-#include "vm/dependence.h"
+#include "vm/engine/dependence.h"
 #include "vm/error_record.h"
-#include "vm/fork_guard.h"
+#include "vm/lifecycle/fork_guard.h"
 #include "vm/written_ranges.h"
 
 namespace eagervm::vm {

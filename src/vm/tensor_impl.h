@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "eagervm/tensor.h"
 #include "vm/blob_object.h"
-#include "vm/fork_guard.h"
+#include "vm/lifecycle/fork_guard.h"
 
 namespace eagervm::internal {
 
