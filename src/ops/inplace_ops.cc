@@ -7,7 +7,7 @@
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 #include "ops/submit_op.h"
-#include "vm/intake/physical_run.h"
+#include "vm/intake.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::ops {

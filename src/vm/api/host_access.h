@@ -2,6 +2,7 @@
 // ToVector and CopyToHost. The read is queued on the stream that last wrote
 // the storage (no cross-stream edge in the common case) and the user thread
 // spins briefly, then parks, until the VM thread hands the result over.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_API_HOST_ACCESS_H_
 #define EAGERVM_VM_API_HOST_ACCESS_H_
 

@@ -1,6 +1,7 @@
 // The VM's trace hooks: one line each in the engine, the workers and Receive.
 // Each is a single relaxed load and a branch when no trace is recording. VM
 // code built on the profiler (vm -> profiler; the profiler knows no VM).
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_DIAGNOSTICS_TRACE_HOOKS_H_
 #define EAGERVM_VM_DIAGNOSTICS_TRACE_HOOKS_H_
 

@@ -1,4 +1,5 @@
 // Relaxed atomic counters the VM threads bump and GetStats() snapshots.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_DIAGNOSTICS_VM_COUNTERS_H_
 #define EAGERVM_VM_DIAGNOSTICS_VM_COUNTERS_H_
 

@@ -6,6 +6,7 @@
 // writer. References to instructions are (pointer, id) pairs: instructions are
 // pooled and never freed, and a released instruction's id changes, so a stale
 // reference is detected without unlinking anything at release.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_DEPENDENCE_H_
 #define EAGERVM_VM_ENGINE_DEPENDENCE_H_
 

@@ -9,6 +9,7 @@
 // scheduler thread, or a user thread that holds the VM's engine lock (the
 // synchronous mode; an idle VM's caller-runs path, vm/lifecycle/caller_runs.h). The
 // lock's hand-over orders one driver's writes before the next one's reads.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_ENGINE_H_
 #define EAGERVM_VM_ENGINE_ENGINE_H_
 

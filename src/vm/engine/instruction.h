@@ -2,6 +2,7 @@
 // inline buffer), dependence edges and a state (see instruction_state.h).
 // Instructions come from a pool and are never freed, which lets dependences
 // hold (pointer, id) references that go stale safely at release.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_INSTRUCTION_H_
 #define EAGERVM_VM_ENGINE_INSTRUCTION_H_
 

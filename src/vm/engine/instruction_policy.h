@@ -1,5 +1,6 @@
 // InstructionPolicy: what an instruction does. Policies are constructed in the
 // instruction's inline buffer (no heap per op) and destroyed at release.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_INSTRUCTION_POLICY_H_
 #define EAGERVM_VM_ENGINE_INSTRUCTION_POLICY_H_
 

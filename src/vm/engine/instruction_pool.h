@@ -5,6 +5,7 @@
 // Threads: Acquire on any submitting thread, Recycle on the scheduler (or in
 // the synchronous mode, the submitting thread). A global free list under a
 // mutex, fronted by a per-thread cache so the lock is taken once per batch.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_INSTRUCTION_POOL_H_
 #define EAGERVM_VM_ENGINE_INSTRUCTION_POOL_H_
 

@@ -39,6 +39,7 @@
 // work. A refused list is recycled from kBuilding (SubmissionQueue::Refuse).
 // Instruction::set_state, which InstructionPool also goes through, checks every move against this
 // table in debug and sanitizer builds.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_INSTRUCTION_STATE_H_
 #define EAGERVM_VM_ENGINE_INSTRUCTION_STATE_H_
 

@@ -1,10 +1,14 @@
-// Builder: the runtime's side of InstructionsBuilder, the one front door of
-// the VM. Every instruction of the code base is built through these methods
-// inside PhysicalRun: op calls, creation, copies, host reads, releases,
-// barriers. Two implementations exist: EagerBuilder (vm/intake/eager_builder.h)
-// turns each call into an instruction and submits the batch; a recording
+// Builder: the runtime's side of InstructionsBuilder. Creation, copies, host
+// reads, releases and barriers are built through these methods inside
+// PhysicalRun; a plain op call skips the builder object
+// (vm/intake/submit_kernel_call.h) but is constructed by the same code
+// (EagerBuilder::NewKernelCall), and inside a build callback or a capture it
+// comes here too (CallKernel). Two implementations exist: EagerBuilder
+// (vm/intake/eager_builder.h) turns each call into an instruction and
+// submits the batch; a recording
 // builder (graph capture) installed on a thread with ScopedRecorder
 // (vm/intake/physical_run.h) records them instead, without any op knowing.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_BUILDER_H_
 #define EAGERVM_VM_INTAKE_BUILDER_H_
 

@@ -1,5 +1,6 @@
 // The calling thread's current stream (Stream::Current), inline for the
 // ops' path: every op asks, and the out-of-line call cost ~13 instructions.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_CURRENT_STREAM_H_
 #define EAGERVM_VM_INTAKE_CURRENT_STREAM_H_
 

@@ -4,6 +4,7 @@
 
 #include "base/str_cat.h"
 #include "vm/engine/instruction_pool.h"
+#include "vm/intake/eager_builder_inl.h"
 #include "vm/intake/last_stream.h"
 #include "vm/intake/physical_run.h"
 #include "vm/intake/process_vm.h"

@@ -4,6 +4,7 @@
 // outermost PhysicalRun of a thread; nested PhysicalRuns on that thread (an
 // op called, or a handle dropped, inside a build callback) append to it, so
 // the batch keeps program order.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_EAGER_BUILDER_H_
 #define EAGERVM_VM_INTAKE_EAGER_BUILDER_H_
 
@@ -14,6 +15,18 @@ namespace eagervm::vm {
 
 class EagerBuilder final : public Builder {
  public:
+  // The instruction of one kernel call on `stream` (resolved first), its
+  // operands recorded and their storages noted written, in kBuilding; or
+  // null with *error set (no such stream, too many scalars). Builds nothing
+  // that could drop a tensor, so no nested PhysicalRun can start inside it.
+  // The one constructor of op-call instructions: CallKernel uses it, and so
+  // does the op path (SubmitKernelCall) with no builder object. Inline
+  // (eager_builder_inl.h): it is most of an op's cost on its thread.
+  [[gnu::always_inline]] static inline Instruction* NewKernelCall(const KernelCall& call,
+                                                                  const KernelCallArgs& a,
+                                                                  Stream stream,
+                                                                  absl::Status* error);
+
   EagerBuilder() = default;
   ~EagerBuilder() override {  // discards anything not submitted
     if (!list_.empty()) Rollback(0);
@@ -56,6 +69,15 @@ class EagerBuilder final : public Builder {
   void AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream);
   // A user's callback on a device tensor, through a CPU tensor (AccessBlob).
   absl::Status StagedAccess(const Tensor& t, BlobCallback cb, bool write, const char* what);
+
+  // The meta an operand for `t` points at (Operand::meta), among the
+  // `operands` of `args`; adds t's bytes to *bytes, and clears
+  // *holds_nothing when the copy takes a heap block.
+  [[gnu::always_inline]] static inline const TensorMeta* OperandMeta(const internal::TensorImpl& t,
+                                                                     internal::KernelArgs* args,
+                                                                     uint32_t operands,
+                                                                     size_t* bytes,
+                                                                     bool* holds_nothing);
 
   InstructionList list_;
   bool only_releases_ = true;  // releases never wait for back-pressure

@@ -1,5 +1,6 @@
 // PhysicalRun for the runtime's own code, and the hook graph capture uses to
 // stand in for the eager builder on one thread.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_PHYSICAL_RUN_H_
 #define EAGERVM_VM_INTAKE_PHYSICAL_RUN_H_
 

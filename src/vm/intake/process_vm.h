@@ -2,6 +2,7 @@
 // submits instructions (the builders, host reads, Sync). Code that runs on VM
 // threads (instruction and stream policies) never uses it: it gets its
 // VmContext from the stream it runs on.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_PROCESS_VM_H_
 #define EAGERVM_VM_INTAKE_PROCESS_VM_H_
 

@@ -3,6 +3,7 @@
 // wake-up only on empty -> non-empty) and wait here when too much is in flight
 // (back-pressure, VmOptions::max_in_flight); the scheduler takes the whole
 // pending list at the start of each pass.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_SUBMISSION_QUEUE_H_
 #define EAGERVM_VM_INTAKE_SUBMISSION_QUEUE_H_
 

@@ -1,22 +1,20 @@
 // The ops' way into the VM, inline: one kernel call becomes one
-// instruction, handed to the VM as a list of its own (no builder). Every
-// built-in op, custom op and collective comes through SubmitKernelCall; it
-// is inline so that an op's whole path on its thread is one function
-// (issue 15: a call layer costs ~25 instructions per op).
+// instruction (built by EagerBuilder::NewKernelCall, the one place that
+// constructs instructions), handed to the VM as a list of its own, with no
+// builder object. Every built-in op, custom op and collective comes through
+// SubmitKernelCall; it is inline so that an op's whole path on its thread is
+// one function (a call layer costs a measurable share of an op).
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_SUBMIT_KERNEL_CALL_H_
 #define EAGERVM_VM_INTAKE_SUBMIT_KERNEL_CALL_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "vm/engine/instruction_pool.h"
 #include "vm/intake/builder.h"
-#include "vm/intake/last_stream.h"
+#include "vm/intake/eager_builder_inl.h"
 #include "vm/intake/physical_run.h"
 #include "vm/intake/process_vm.h"
-#include "vm/kernel_args.h"
 #include "vm/lifecycle/vm_impl.h"
-#include "vm/policies/op_call_policy.h"
-#include "vm/tensor_impl.h"
 
 namespace eagervm::vm {
 
@@ -27,94 +25,6 @@ namespace internal_submit {
 absl::Status SubmitInBuild(const KernelCall& call, const KernelCallArgs& a, Stream stream);
 absl::Status TooManyScalars(const char* op);
 }  // namespace internal_submit
-
-// The meta an operand for `t` points at (Operand::meta), among the
-// `operands` of `args`; adds t's bytes to *bytes, and clears *holds_nothing
-// when the copy takes a heap block.
-[[gnu::always_inline]] inline const TensorMeta* OperandMeta(const internal::TensorImpl& t,
-                                                            internal::KernelArgs* args,
-                                                            uint32_t operands, size_t* bytes,
-                                                            bool* holds_nothing) {
-  if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
-    *bytes += t.blob()->nbytes();
-    return whole;
-  }
-  *bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
-  if (operands > internal::KernelArgs::kInlineMetas) *holds_nothing = false;
-  return internal::StableMeta(args, t.meta, operands);
-}
-
-// The instruction of one kernel call on `stream` (resolved first), its
-// operands recorded and their storages noted written, in kBuilding; or
-// null with *error set (no such stream, too many scalars). Builds nothing
-// that could drop a tensor, so no nested PhysicalRun can start inside it.
-// Inline in every op: it is most of an op's cost on its thread.
-[[gnu::always_inline]] inline Instruction* NewKernelCall(const KernelCall& call,
-                                                         const KernelCallArgs& a, Stream stream,
-                                                         absl::Status* error) {
-  VmStream* vs = LastResolvedStream(stream);
-  if (vs == nullptr) [[unlikely]] {
-    absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
-    if (!resolved.ok()) {
-      *error = resolved.status();
-      return nullptr;
-    }
-    vs = *resolved;
-  }
-  if (a.scalars.size() > internal::KernelArgs::kMaxScalars) [[unlikely]] {
-    *error = internal_submit::TooManyScalars(call.name);
-    return nullptr;
-  }
-  Instruction* instr = InstructionPool::Acquire();
-  OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
-  instr->set_stream(vs);
-  internal::KernelArgs& args = policy->args();
-  // Whether destroying the arguments will do nothing (see below), tracked
-  // as they are filled: a few branches the compiler folds, not a re-check.
-  bool holds_nothing = a.inputs.size() <= internal::KernelArgs::kInlineInputs &&
-                       a.outputs.size() <= internal::KernelArgs::kInlineOutputs;
-  if (a.attrs != nullptr && *a.attrs != nullptr) [[unlikely]] {
-    args.attrs = *a.attrs;
-    holds_nothing = false;
-  }
-  for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
-  // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
-  // while the operands are at hand: the storages and the inline bytes.
-  const auto num_inputs = static_cast<uint32_t>(a.inputs.size());
-  const auto num_outputs = static_cast<uint32_t>(a.outputs.size());
-  const uint32_t operands = num_inputs + num_outputs;
-  size_t bytes = 0;
-  internal::Operand* in = args.inputs.append_uninitialized(num_inputs);
-  internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
-  Access* access = instr->accesses.append_uninitialized(operands);
-  for (uint32_t i = 0; i < num_inputs; ++i) {
-    const internal::TensorImpl& t = *a.inputs[i]->impl();
-    BlobObject* blob = t.blob();
-    const bool write = call.mutates(static_cast<int>(i));
-    if (write) {
-      blob->NoteWrite(vs);
-    } else if (blob->producer() == nullptr) [[unlikely]] {
-      args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
-      holds_nothing = false;
-    }
-    in[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing),
-                              t.offset, nullptr);
-    access[i] = Access{blob, write};
-  }
-  for (uint32_t i = 0; i < num_outputs; ++i) {
-    const internal::TensorImpl& t = *a.outputs[i]->impl();
-    BlobObject* blob = t.blob();
-    blob->NoteWrite(vs);
-    out[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing),
-                               t.offset, nullptr);
-    access[num_inputs + i] = Access{blob, true};
-  }
-  instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
-  EAGERVM_DCHECK(holds_nothing == args.HoldsNothingButTemps(), "NewKernelCall: holds_nothing");
-  policy->set_holds_nothing_but_temps(holds_nothing);
-  instr->prepared = true;
-  return instr;
-}
 
 // PhysicalRun + CallKernel for one call, without the builder: outside a
 // build callback and a capture, the call's instruction goes to the VM as a
@@ -133,7 +43,7 @@ absl::Status TooManyScalars(const char* op);
   const KernelCall local_call = call;
   const KernelCallArgs local_args = a;
   absl::Status error;
-  Instruction* instr = NewKernelCall(local_call, local_args, stream, &error);
+  Instruction* instr = EagerBuilder::NewKernelCall(local_call, local_args, stream, &error);
   if (instr == nullptr) [[unlikely]]
     return error;
   return ProcessVm().ReceiveOne(instr);

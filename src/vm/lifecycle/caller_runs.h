@@ -8,6 +8,7 @@
 // comm worker -> user thread, a wake-up per hop; with an idle VM the caller
 // can call MPI itself, as a program calling MPI directly would
 // (docs/performance.md, "Collectives").
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_LIFECYCLE_CALLER_RUNS_H_
 #define EAGERVM_VM_LIFECYCLE_CALLER_RUNS_H_
 

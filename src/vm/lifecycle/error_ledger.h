@@ -1,6 +1,7 @@
 // ErrorLedger: the runtime errors no sync point has reported yet. Kernels
 // and callbacks that fail file theirs here (through VmContext::RecordError);
 // Sync() takes them, so each failure reaches the user once.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_LIFECYCLE_ERROR_LEDGER_H_
 #define EAGERVM_VM_LIFECYCLE_ERROR_LEDGER_H_
 

@@ -8,6 +8,7 @@
 // behind (leaked, never touched): a tensor made before the fork is an error
 // in the child (FailedPrecondition), dropping it is a no-op, and CUDA is
 // refused there (the driver does not survive fork()).
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_LIFECYCLE_FORK_GUARD_H_
 #define EAGERVM_VM_LIFECYCLE_FORK_GUARD_H_
 

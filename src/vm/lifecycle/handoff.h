@@ -5,6 +5,7 @@
 // The VM thread Claim()s the handoff before it touches anything the waiter
 // owns (the buffer a read copies into); a waiter gives up only while the
 // handoff is unclaimed, so a late result never lands in a buffer that is gone.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_LIFECYCLE_HANDOFF_H_
 #define EAGERVM_VM_LIFECYCLE_HANDOFF_H_
 

@@ -1,6 +1,7 @@
 // VmImpl: the virtual machine behind VirtualMachine: the scheduler loop and
 // the VM's lifecycle, over its parts: the stream registry, the submission
 // queue (pending list, back-pressure), the error ledger and the engine.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_LIFECYCLE_VM_IMPL_H_
 #define EAGERVM_VM_LIFECYCLE_VM_IMPL_H_
 

@@ -1,4 +1,5 @@
 // How the VM's options come from the environment registry.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_LIFECYCLE_VM_OPTIONS_ENV_H_
 #define EAGERVM_VM_LIFECYCLE_VM_OPTIONS_ENV_H_
 

@@ -1,6 +1,7 @@
 // AccessBlobPolicy: runs a host callback on a storage once its dependences
 // allow (read: after the last write; write: after every earlier access). The
 // callback receives the storage's error, if it carries one, instead of data.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_POLICIES_ACCESS_BLOB_POLICY_H_
 #define EAGERVM_VM_POLICIES_ACCESS_BLOB_POLICY_H_
 

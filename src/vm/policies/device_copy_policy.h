@@ -3,6 +3,7 @@
 // source storage and writes the destination, so the engine orders it like any
 // instruction; the copy itself is the stream policy's (StreamPolicy::
 // CopyAcrossDevices), so the VM names no backend.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_POLICIES_DEVICE_COPY_POLICY_H_
 #define EAGERVM_VM_POLICIES_DEVICE_COPY_POLICY_H_
 

@@ -2,6 +2,7 @@
 // VM prepared (a graph plan's segment, src/graph/). The VM sees only what any
 // instruction shows it: the storages the part reads and writes, and a
 // Compute on the part's stream; the dependence rules do the rest.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_POLICIES_LAUNCH_POLICY_H_
 #define EAGERVM_VM_POLICIES_LAUNCH_POLICY_H_
 

@@ -3,6 +3,7 @@
 // the same stream by stream order, on other streams only once those are done.
 // Freed memory is then reusable by the next instruction of the producer stream
 // without a host wait (per-stream allocators).
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_POLICIES_RELEASE_TENSOR_POLICY_H_
 #define EAGERVM_VM_POLICIES_RELEASE_TENSOR_POLICY_H_
 

@@ -1,6 +1,7 @@
 // BackendRegistry: how the VM finds the devices of a type and the policy of
 // their streams without naming any backend. The VM layer may not include src/device/ (the build
 // enforces it); the composition root (src/runtime/) fills the registry.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_STREAMS_BACKENDS_H_
 #define EAGERVM_VM_STREAMS_BACKENDS_H_
 

@@ -4,6 +4,7 @@
 // (except with VmOptions::synchronous), even with compute_on_scheduler_thread:
 // a collective blocks until every rank joins, and must not stall the
 // scheduler meanwhile.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_STREAMS_COMM_STREAM_H_
 #define EAGERVM_VM_STREAMS_COMM_STREAM_H_
 

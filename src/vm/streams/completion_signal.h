@@ -20,6 +20,7 @@
 // modification order: either the worker's reads the wish and notifies, or
 // it came first, and the driver's RMW acquires it (release sequence), so its
 // poll sees the completion. (RMWs, not fences: TSan does not model fences.)
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_STREAMS_COMPLETION_SIGNAL_H_
 #define EAGERVM_VM_STREAMS_COMPLETION_SIGNAL_H_
 

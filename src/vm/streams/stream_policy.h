@@ -1,5 +1,6 @@
 // StreamPolicy: the per-device backend of a stream. CPU and CUDA implement it;
 // the engine only talks to this interface.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_STREAMS_STREAM_POLICY_H_
 #define EAGERVM_VM_STREAMS_STREAM_POLICY_H_
 

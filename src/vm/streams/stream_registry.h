@@ -2,6 +2,7 @@
 // policy its device's backend makes (BackendRegistry, filled by the
 // composition root) and, for policies that do not run on the scheduler, the
 // worker thread that serves it; looks streams up without a lock afterwards.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_STREAMS_STREAM_REGISTRY_H_
 #define EAGERVM_VM_STREAMS_STREAM_REGISTRY_H_
 

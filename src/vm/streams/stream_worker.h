@@ -4,6 +4,7 @@
 // when one finishes, if that can unblock something, and after each batch
 // (vm/streams/completion_signal.h). It spins for a bounded window after work, then parks (no
 // busy loop while idle).
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_STREAMS_STREAM_WORKER_H_
 #define EAGERVM_VM_STREAMS_STREAM_WORKER_H_
 

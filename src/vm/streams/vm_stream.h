@@ -1,5 +1,6 @@
 // VmStream: the runtime side of a Stream: its policy, the thread that serves
 // it and (scheduler thread only) its running list.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_STREAMS_VM_STREAM_H_
 #define EAGERVM_VM_STREAMS_VM_STREAM_H_
 
