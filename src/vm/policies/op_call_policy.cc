@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "base/check.h"
 #include "base/fault_injection.h"
 #include "base/str_cat.h"
 #include "vm/streams/vm_stream.h"
@@ -9,22 +10,12 @@
 
 namespace eagervm::vm {
 
-void OpCallPolicy::GetAccesses(AccessList* out) const {
-  for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    out->push_back({args_.inputs[i].blob, mutates(i)});
-  }
-  for (const internal::Operand& o : args_.outputs) out->push_back({o.blob, true});
-}
-
-size_t OpCallPolicy::InlineBytes() const {
-  if (!may_run_inline_) return kNotInline;
-  size_t bytes = 0;
-  auto nbytes = [](const internal::Operand& o) {
-    return static_cast<size_t>(o.meta->shape.numel()) * SizeOf(o.meta->dtype);
-  };
-  for (const internal::Operand& o : args_.inputs) bytes += nbytes(o);
-  for (const internal::Operand& o : args_.outputs) bytes += nbytes(o);
-  return bytes;
+void OpCallPolicy::GetAccesses(AccessList*) const {
+  // Never called: EagerBuilder::NewKernelCall records an op call's accesses
+  // and inline bytes as it builds the instruction (Instruction::prepared),
+  // the only way one is built. A second copy here would only drift from it.
+  base::internal::DCheckFailed(__FILE__, __LINE__, __func__, "prepared",
+                               "op calls are prepared by EagerBuilder::NewKernelCall");
 }
 
 void OpCallPolicy::Poison(const ErrorPtr& error) {

@@ -1,6 +1,7 @@
 // OpCallPolicy: runs one kernel. Reads its inputs (writes the mutated ones),
 // writes its outputs, allocating them on first write. Failures become data:
 // the outputs carry the error and dependents forward it without computing.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_POLICIES_OP_CALL_POLICY_H_
 #define EAGERVM_VM_POLICIES_OP_CALL_POLICY_H_
 
@@ -12,15 +13,15 @@ namespace eagervm::vm {
 
 class OpCallPolicy final : public InstructionPolicy {
  public:
-  explicit OpCallPolicy(const KernelCall& call)
-      : name_(call.name), kernel_(call.kernel), may_run_inline_(call.may_run_inline) {
+  explicit OpCallPolicy(const KernelCall& call) : name_(call.name), kernel_(call.kernel) {
     args_.mutated_mask = call.mutated_mask;
     overwritten_mask_ = call.overwritten_mask;
   }
   const char* name() const override { return name_; }
+  // Unreachable: an op call is built prepared (EagerBuilder::NewKernelCall
+  // records its accesses and inline bytes), so the engine never asks.
   void GetAccesses(AccessList* out) const override;
   void Compute(VmStream* stream) override;
-  size_t InlineBytes() const override;
 
   internal::KernelArgs& args() { return args_; }
   // Set by the builder once the arguments are complete: true if, the
@@ -44,7 +45,6 @@ class OpCallPolicy final : public InstructionPolicy {
 
   const char* name_;
   const KernelFn* kernel_;
-  bool may_run_inline_;
   uint64_t overwritten_mask_ = 0;
   internal::KernelArgs args_;
 };
