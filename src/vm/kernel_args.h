@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/small_vector.h"
-#include "eagervm/custom_op.h"
+#include "eagervm/kernel.h"
 // Exported (src/vm/README.md): what it needs of vm, whatever the includer.
 #pragma push_macro("EAGERVM_VM_EXPORTING")
 #undef EAGERVM_VM_EXPORTING

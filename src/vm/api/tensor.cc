@@ -182,4 +182,8 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   return os << ")";
 }
 
+std::ostream& operator<<(std::ostream& os, const TensorMeta& m) {
+  return os << "TensorMeta(" << m.shape << ", " << m.dtype << ", " << m.device << ")";
+}
+
 }  // namespace eagervm
