@@ -24,7 +24,7 @@ struct LastStream {
   VmStream* stream = nullptr;
 };
 inline constexpr int kLastStreamSlots = 2;
-extern constinit thread_local LastStream t_last_stream[kLastStreamSlots];  // physical_run.cc
+extern constinit thread_local LastStream t_last_stream[kLastStreamSlots];  // process_vm.cc
 // The slot that caches `s`.
 inline LastStream& LastStreamSlot(Stream s) {
   return t_last_stream[static_cast<unsigned>(s.index()) & (kLastStreamSlots - 1)];
