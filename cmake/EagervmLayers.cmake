@@ -21,8 +21,19 @@ set(EAGERVM_LAYER_VIEW_ROOT ${PROJECT_BINARY_DIR}/layer_views)
 # built (gets EAGERVM_WITH_CUDA); CUDA layers get it too, nobody else.
 # IF <variable>: an optional layer, built only when <variable> is true (e.g.
 # interop needs the DLPack headers); otherwise its sources may stay unbuilt.
+# EXPORTED_ONLY <layer>...: of these DEPS, include only their exported headers
+# (gets EAGERVM_EXPORTED_ONLY_<LAYER>; the dependency's other headers include
+# a check that fails the compile then, e.g. src/vm/internal_only.h). An
+# exported header may include unexported ones (the check lets them through),
+# so the view cannot hide them; the check names them instead.
 function(eagervm_layer name folder)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "HOT;CUDA;BACKENDS" "IF" "DEPS")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "HOT;CUDA;BACKENDS" "IF" "DEPS;EXPORTED_ONLY")
+  foreach(dep ${arg_EXPORTED_ONLY})
+    if(NOT dep IN_LIST arg_DEPS)
+      message(FATAL_ERROR "eagervm: layer '${name}': EXPORTED_ONLY ${dep} is not among its DEPS")
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY EAGERVM_LAYER_${name}_EXPORTED_ONLY ${arg_EXPORTED_ONLY})
   set(enabled ON)
   if(arg_IF AND NOT ${arg_IF})
     set(enabled OFF)
@@ -131,6 +142,11 @@ function(eagervm_layer_settings target layer view_dir)
   get_property(hot GLOBAL PROPERTY EAGERVM_LAYER_${layer}_HOT)
   get_property(cuda GLOBAL PROPERTY EAGERVM_LAYER_${layer}_CUDA)
   get_property(backends GLOBAL PROPERTY EAGERVM_LAYER_${layer}_BACKENDS)
+  get_property(exported_only GLOBAL PROPERTY EAGERVM_LAYER_${layer}_EXPORTED_ONLY)
+  foreach(dep ${exported_only})
+    string(TOUPPER ${dep} dep_upper)
+    target_compile_definitions(${target} PRIVATE EAGERVM_EXPORTED_ONLY_${dep_upper}=1)
+  endforeach()
   if(hot)
     # CPU kernels are hot loops: at -O2, GCC 12's "very cheap" vectoriser cost
     # model skips every loop that needs an epilogue or an alias check (all of
@@ -322,13 +338,17 @@ endfunction()
 # (its view and settings), excluded from `all`. EXPECT_MISSING <header>: the
 # compile must fail because <header> is not on the layer's view. EXPECT_OK:
 # it must compile (so the test cannot pass because every compile fails).
+# EXPECT_ERROR <text>: the compile must fail with an #error that contains
+# <text> (an unexported header included by a layer with EXPORTED_ONLY).
 function(eagervm_layer_probe name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "EXPECT_OK" "LAYER;SOURCE;EXPECT_MISSING" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "EXPECT_OK" "LAYER;SOURCE;EXPECT_MISSING;EXPECT_ERROR" "")
   eagervm_layer_view_dir(${arg_LAYER} view)
   add_library(eagervm_layer_probe__${name} OBJECT EXCLUDE_FROM_ALL ${arg_SOURCE})
   eagervm_layer_settings(eagervm_layer_probe__${name} ${arg_LAYER} ${view})
   if(arg_EXPECT_OK)
     set(expect OK)
+  elseif(arg_EXPECT_ERROR)
+    set(expect "ERROR:${arg_EXPECT_ERROR}")
   else()
     set(expect ${arg_EXPECT_MISSING})
   endif()

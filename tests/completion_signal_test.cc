@@ -1,5 +1,5 @@
 // Workers wake the scheduler only when a completion can unblock something
-// (issue 15, item 5; vm/completion_signal.h): a busy worker's batch of
+// (issue 15, item 5; vm/streams/completion_signal.h): a busy worker's batch of
 // instructions no one waits for costs the parked scheduler one wake-up, not
 // one per instruction; and a completion something does wait for is reported
 // at once, even in the middle of a batch whose next kernel waits for that

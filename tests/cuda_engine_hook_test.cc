@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "base/thread_role.h"
-#include "vm/engine.h"
-#include "vm/instruction_pool.h"
-#include "vm/stream_policy.h"
-#include "vm/vm_counters.h"
-#include "vm/vm_stream.h"
+#include "vm/diagnostics/vm_counters.h"
+#include "vm/engine/engine.h"
+#include "vm/engine/instruction_pool.h"
+#include "vm/streams/stream_policy.h"
+#include "vm/streams/vm_stream.h"
 
 namespace eagervm::vm {
 namespace {

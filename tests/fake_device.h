@@ -38,13 +38,13 @@
 #include "eagervm/eagervm.h"
 #include "memory/system_allocator.h"
 #include "ops/op_registry.h"
-#include "vm/backends.h"
 #include "vm/blob_object.h"
-#include "vm/device_copy_policy.h"
-#include "vm/instruction.h"
-#include "vm/stream_policy.h"
+#include "vm/engine/instruction.h"
+#include "vm/policies/device_copy_policy.h"
+#include "vm/streams/backends.h"
+#include "vm/streams/stream_policy.h"
+#include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
-#include "vm/vm_stream.h"
 
 namespace eagervm::testing {
 

@@ -1,4 +1,4 @@
-// The instruction state machine (src/vm/instruction_state.h), exercised on a
+// The instruction state machine (src/vm/engine/instruction_state.h), exercised on a
 // real Engine: fake stream policies run every compute inline on this thread
 // (or on a real stream worker), and "the device finished" only when the test
 // says so. Fake instruction policies record, at each compute, the state of
@@ -21,12 +21,12 @@
 #include "base/check.h"
 #include "base/notifier.h"
 #include "base/thread_role.h"
-#include "vm/engine.h"
-#include "vm/instruction_pool.h"
-#include "vm/stream_policy.h"
-#include "vm/stream_worker.h"
-#include "vm/vm_counters.h"
-#include "vm/vm_stream.h"
+#include "vm/diagnostics/vm_counters.h"
+#include "vm/engine/engine.h"
+#include "vm/engine/instruction_pool.h"
+#include "vm/streams/stream_policy.h"
+#include "vm/streams/stream_worker.h"
+#include "vm/streams/vm_stream.h"
 
 namespace eagervm::vm {
 namespace {

@@ -2,10 +2,12 @@
 // layer their own op dispatch on eagervm). Most users want eagervm/ops.h.
 //
 // Every instruction eagervm runs — each op, creation, copy, host read,
-// release and sync — is built by an InstructionsBuilder inside PhysicalRun
-// and handed to the VM in one batch. The runtime's own ops take this same
-// path, so anything built here orders with them by the ordinary read/write
-// rules, and a graph capture on this thread records it instead of running it.
+// release and sync — is constructed by the same builder code and handed to
+// the VM; creation, copies, reads, releases and syncs are built inside
+// PhysicalRun, and a plain op call takes an inline shortcut of the same code
+// (one instruction, no batch). So anything built here orders with the
+// runtime's own ops by the ordinary read/write rules, and a graph capture on
+// this thread records it instead of running it (ops included).
 #ifndef EAGERVM_INSTRUCTIONS_BUILDER_H_
 #define EAGERVM_INSTRUCTIONS_BUILDER_H_
 

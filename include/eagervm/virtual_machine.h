@@ -120,7 +120,7 @@ EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const VmOptions& o);
 namespace vm {
 class VmImpl;
 namespace internal_vm {
-VmImpl& CreateProcessVm();  // internal (src/vm/process_vm.h)
+VmImpl& CreateProcessVm();  // internal (src/vm/intake/process_vm.h)
 }
 }  // namespace vm
 

@@ -1,4 +1,5 @@
-// Printing of the public value types (Device, DType, Shape, Scalar, TensorMeta).
+// Printing of the public value types (Device, DType, Shape, Scalar); a
+// TensorMeta prints with the tensor (vm/api/tensor.cc).
 #include <ostream>
 #include <string>
 
@@ -6,7 +7,6 @@
 #include "eagervm/dtype.h"
 #include "eagervm/scalar.h"
 #include "eagervm/shape.h"
-#include "eagervm/tensor.h"
 
 namespace eagervm {
 
@@ -72,10 +72,6 @@ std::ostream& operator<<(std::ostream& os, const Scalar& s) {
       return os << (s.to<bool>() ? "true" : "false");
   }
   return os;
-}
-
-std::ostream& operator<<(std::ostream& os, const TensorMeta& m) {
-  return os << "TensorMeta(" << m.shape << ", " << m.dtype << ", " << m.device << ")";
 }
 
 }  // namespace eagervm

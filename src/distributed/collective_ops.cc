@@ -11,10 +11,10 @@
 #include "eagervm/distributed.h"
 #include "eagervm/status_macros.h"
 #include "ops/submit_op.h"
-#include "vm/caller_runs.h"
-#include "vm/comm_stream.h"
-#include "vm/physical_run.h"
-#include "vm/submit_kernel_call.h"
+#include "vm/intake/physical_run.h"
+#include "vm/intake/submit_kernel_call.h"
+#include "vm/lifecycle/caller_runs.h"
+#include "vm/streams/comm_stream.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {

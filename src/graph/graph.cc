@@ -10,9 +10,9 @@
 #include "graph/plan.h"
 #include "graph/recorder.h"
 #include "graph/run_state.h"
-#include "vm/fork_guard.h"
-#include "vm/physical_run.h"
-#include "vm/process_vm.h"
+#include "vm/intake/physical_run.h"
+#include "vm/intake/process_vm.h"
+#include "vm/lifecycle/fork_guard.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {

@@ -6,8 +6,8 @@
 
 #include "base/str_cat.h"
 #include "graph/memory_plan.h"
+#include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
-#include "vm/vm_stream.h"
 #include "vm/written_ranges.h"
 
 namespace eagervm::graph {

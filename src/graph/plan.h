@@ -31,9 +31,9 @@
 #include "eagervm/graph.h"
 #include "graph/program.h"
 #include "vm/blob_object.h"
-#include "vm/instruction_policy.h"
+#include "vm/engine/instruction_policy.h"
 #include "vm/kernel_args.h"
-#include "vm/stream_policy.h"
+#include "vm/streams/stream_policy.h"
 
 namespace eagervm::graph {
 

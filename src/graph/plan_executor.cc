@@ -10,8 +10,8 @@
 #include "graph/plan.h"
 #include "graph/plan_util.h"
 #include "profiler/tracer.h"
+#include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
-#include "vm/vm_stream.h"
 
 namespace eagervm::graph {
 

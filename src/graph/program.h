@@ -12,9 +12,9 @@
 
 #include "eagervm/custom_op.h"
 #include "eagervm/tensor.h"
-#include "vm/access_blob_policy.h"
 #include "vm/kernel_args.h"
 #include "vm/kernel_call.h"
+#include "vm/policies/access_blob_policy.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::vm {

@@ -5,9 +5,9 @@
 
 #include "base/str_cat.h"
 #include "graph/escaped.h"
-#include "vm/comm_stream.h"
-#include "vm/physical_run.h"
-#include "vm/process_vm.h"
+#include "vm/intake/physical_run.h"
+#include "vm/intake/process_vm.h"
+#include "vm/streams/comm_stream.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::graph {

@@ -15,7 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "graph/program.h"
-#include "vm/builder.h"
+#include "vm/intake/builder.h"
 
 namespace eagervm::graph {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "graph/plan.h"
-#include "vm/launch_policy.h"
+#include "vm/policies/launch_policy.h"
 
 namespace eagervm::graph {
 

@@ -8,7 +8,7 @@
 #include "eagervm/dlpack.h"
 #include "interop/dlpack_abi.h"
 #include "interop/dlpack_dtype.h"
-#include "vm/host_access.h"
+#include "vm/api/host_access.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {

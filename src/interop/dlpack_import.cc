@@ -14,7 +14,7 @@
 #include "interop/dlpack_abi.h"
 #include "interop/dlpack_dtype.h"
 #include "vm/blob_object.h"
-#include "vm/process_vm.h"
+#include "vm/intake/process_vm.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {

@@ -7,7 +7,7 @@
 #include "eagervm/instructions_builder.h"
 #include "eagervm/status_macros.h"
 #include "ops/submit_op.h"
-#include "vm/builder.h"
+#include "vm/intake.h"
 
 namespace eagervm::vm {
 

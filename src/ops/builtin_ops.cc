@@ -2,21 +2,23 @@
 // kernels are registered by the composition root (InstallKernels,
 // ops/op_registry.h). Built-ins infer shapes in their ops:: functions and
 // register no InferFn, so ops::Call refuses them.
-#include <string_view>
-
 #include "ops/op_registry.h"
 
 namespace eagervm::internal {
 namespace {
 
+// Where a small call may run: element-wise and reduction kernels are short
+// for small operands (kInlineWhenSmall, OpOptions::small_runs_inline);
+// MatMul's cost grows faster than its bytes, so it always goes to the
+// stream's worker (kWorker).
+enum class Placement { kInlineWhenSmall, kWorker };
+
 void Define(OpRegistry& r, const char* name, std::vector<int> mutated = {},
-            std::vector<int> overwritten = {}) {
+            std::vector<int> overwritten = {}, Placement placement = Placement::kInlineWhenSmall) {
   OpOptions o;
   o.mutated_inputs = std::move(mutated);
   o.overwritten_inputs = std::move(overwritten);
-  // Element-wise and reduction kernels are short for small operands; MatMul's
-  // cost grows faster than its bytes, so it always goes to the stream's worker.
-  o.small_runs_inline = std::string_view(name) != "MatMul";
+  o.small_runs_inline = placement == Placement::kInlineWhenSmall;
   o.pure = true;  // RandomNormal too: its samples depend on (seed, index) only
   (void)r.RegisterOp(name, nullptr, std::move(o));
 }
@@ -34,10 +36,12 @@ void RegisterBuiltinOps(OpRegistry& r) {
   Define(r, "AddInplace", {0});
   Define(r, "MulScalarInplace", {0});
   // The op library (docs/ops.md).
-  for (const char* name :
-       {"Sub",       "Mul", "Div",  "Maximum", "AddScalar", "SubScalar",   "MulScalar", "DivScalar",
-        "Relu",      "Neg", "Exp",  "Log",     "Sigmoid",   "Tanh",        "Sqrt",      "MatMul",
-        "Transpose", "Sum", "Mean", "Max",     "Cast",      "RandomNormal"}) {
+  for (const char* name : {"Sub", "Mul", "Div", "Maximum", "AddScalar", "SubScalar", "MulScalar",
+                           "DivScalar", "Relu", "Neg", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt"}) {
+    Define(r, name);
+  }
+  Define(r, "MatMul", {}, {}, Placement::kWorker);
+  for (const char* name : {"Transpose", "Sum", "Mean", "Max", "Cast", "RandomNormal"}) {
     Define(r, name);
   }
   // Comparisons, selection, elementwise math (compare_ops.cc), softmax

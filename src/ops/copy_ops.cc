@@ -3,7 +3,7 @@
 #include "eagervm/tensor.h"
 #include "ops/builtin.h"
 #include "ops/submit_op.h"
-#include "vm/physical_run.h"
+#include "vm/intake.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {

@@ -7,9 +7,7 @@
 #include "ops/builtin.h"
 #include "ops/op_util.h"
 #include "ops/submit_op.h"
-#include "vm/blob_object.h"
-#include "vm/physical_run.h"
-#include "vm/process_vm.h"
+#include "vm/intake.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm {

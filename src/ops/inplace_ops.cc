@@ -8,7 +8,7 @@
 #include "ops/op_util.h"
 #include "ops/overlap.h"
 #include "ops/submit_op.h"
-#include "vm/physical_run.h"
+#include "vm/intake.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::ops {

@@ -3,7 +3,6 @@
 #include "base/str_cat.h"
 #include "eagervm/custom_op.h"
 #include "vm/kernel_args.h"
-#include "vm/vm_stream.h"
 
 namespace eagervm {
 

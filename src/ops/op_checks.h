@@ -6,7 +6,6 @@
 
 #include "absl/status/status.h"
 #include "eagervm/tensor.h"
-#include "vm/fork_guard.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::internal {

@@ -1,8 +1,7 @@
 #include "ops/submit_op.h"
 
 #include "base/str_cat.h"
-#include "vm/physical_run.h"
-#include "vm/process_vm.h"
+#include "vm/intake.h"
 #include "vm/tensor_impl.h"
 
 namespace eagervm::internal {

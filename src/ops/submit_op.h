@@ -1,7 +1,9 @@
 // The ops layer's one way into the VM: turn an op definition into a
-// vm::KernelCall and hand it to the builder of this thread (vm::PhysicalRun).
-// Every op, built-in and custom, and the public InstructionsBuilder::Call
-// come through here, after validating their inputs on the calling thread.
+// vm::KernelCall and submit it (vm::SubmitKernelCall: one instruction,
+// straight to the VM, or into the running builder inside a build callback or
+// a capture). Every op, built-in and custom, and the public
+// InstructionsBuilder::Call come through here, after validating their inputs
+// on the calling thread.
 #ifndef EAGERVM_OPS_SUBMIT_OP_H_
 #define EAGERVM_OPS_SUBMIT_OP_H_
 
@@ -14,10 +16,8 @@
 #include "eagervm/stream.h"
 #include "eagervm/tensor.h"
 #include "ops/op_def.h"
-#include "vm/builder.h"
-#include "vm/current_stream.h"
+#include "vm/intake.h"
 #include "vm/kernel_call.h"
-#include "vm/submit_kernel_call.h"
 #include "vm/tensor_impl.h"  // CheckTensor, NewTensor
 
 namespace eagervm::internal {

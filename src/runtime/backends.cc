@@ -2,7 +2,7 @@
 // device count and stream-policy factory. The only file that names both the
 // VM's registry and the backends (the layers below may not include each
 // other; docs/architecture.md, "Layers").
-#include "vm/backends.h"
+#include "vm/streams/backends.h"
 
 #include "device/cpu/cpu_backend.h"
 #include "eagervm/device.h"

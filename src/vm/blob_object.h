@@ -2,6 +2,7 @@
 // is allocated lazily by the first instruction that writes it, from the
 // allocator of the stream it runs on, and freed by a ReleaseTensor instruction
 // in that stream's order (or by the destructor after shutdown).
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_BLOB_OBJECT_H_
 #define EAGERVM_VM_BLOB_OBJECT_H_
 
@@ -14,9 +15,9 @@
 #include "eagervm/device.h"
 #include "eagervm/tensor.h"
 #include "memory/allocator.h"
-#include "vm/dependence.h"
+#include "vm/engine/dependence.h"
 #include "vm/error_record.h"
-#include "vm/fork_guard.h"
+#include "vm/lifecycle/fork_guard.h"
 #include "vm/written_ranges.h"
 
 namespace eagervm::vm {

@@ -1,6 +1,7 @@
 // ErrorRecord: one runtime failure, shared by every tensor it poisoned. The
 // `reported` flag makes each failure surface once: at the first Wait/Item/Sync
 // that observes it.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ERROR_RECORD_H_
 #define EAGERVM_VM_ERROR_RECORD_H_
 

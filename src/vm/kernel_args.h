@@ -10,8 +10,14 @@
 #include <vector>
 
 #include "base/small_vector.h"
-#include "eagervm/custom_op.h"
+#include "eagervm/kernel.h"
+// Exported (src/vm/README.md): what it needs of vm, whatever the includer.
+#pragma push_macro("EAGERVM_VM_EXPORTING")
+#undef EAGERVM_VM_EXPORTING
+#define EAGERVM_VM_EXPORTING 1
 #include "vm/blob_object.h"
+#include "vm/streams/vm_stream.h"  // KernelContext's stream (ops/kernel_context.cc)
+#pragma pop_macro("EAGERVM_VM_EXPORTING")
 
 namespace eagervm::vm {
 class VmStream;

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "eagervm/custom_op.h"
+#include "eagervm/kernel.h"
 
 namespace eagervm::vm {
 

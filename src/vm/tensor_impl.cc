@@ -1,7 +1,7 @@
 #include "vm/tensor_impl.h"
 
 #include "base/str_cat.h"
-#include "vm/physical_run.h"
+#include "vm/intake/physical_run.h"
 
 namespace eagervm::internal {
 

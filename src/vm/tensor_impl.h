@@ -10,8 +10,13 @@
 
 #include "absl/status/status.h"
 #include "eagervm/tensor.h"
+// Exported (src/vm/README.md): what it needs of vm, whatever the includer.
+#pragma push_macro("EAGERVM_VM_EXPORTING")
+#undef EAGERVM_VM_EXPORTING
+#define EAGERVM_VM_EXPORTING 1
 #include "vm/blob_object.h"
-#include "vm/fork_guard.h"
+#include "vm/lifecycle/fork_guard.h"
+#pragma pop_macro("EAGERVM_VM_EXPORTING")
 
 namespace eagervm::internal {
 

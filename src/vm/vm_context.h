@@ -2,6 +2,7 @@
 // (instruction policies, stream policies, stream-policy factories), so that
 // none of them reaches for the process-wide singleton. Each VmStream carries
 // the context of the VM that owns it.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_VM_CONTEXT_H_
 #define EAGERVM_VM_VM_CONTEXT_H_
 

@@ -4,6 +4,7 @@
 // fails with "never written" instead of returning whatever the allocator's
 // block held before (another tensor's freed bytes). Rare, so simple: a sorted
 // vector of disjoint half-open ranges, merged on insert.
+#include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_WRITTEN_RANGES_H_
 #define EAGERVM_VM_WRITTEN_RANGES_H_
 

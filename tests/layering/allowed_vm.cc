@@ -2,4 +2,4 @@
 #include "base/notifier.h"
 #include "memory/allocator.h"
 #include "profiler/tracer.h"
-#include "vm/vm_impl.h"
+#include "vm/lifecycle/vm_impl.h"

@@ -1,2 +1,2 @@
 // Must not compile: kernels -> vm is forbidden (a kernel sees a KernelContext).
-#include "vm/vm_impl.h"
+#include "vm/lifecycle/vm_impl.h"

@@ -1,2 +1,2 @@
 // Must not compile: memory -> vm is forbidden.
-#include "vm/instruction.h"
+#include "vm/engine/instruction.h"

@@ -1,2 +1,2 @@
 // Must not compile: the MPI transport moves buffers; it knows nothing of the VM.
-#include "vm/instruction.h"
+#include "vm/engine/instruction.h"

@@ -1,2 +1,3 @@
-// Must not compile: profiler -> vm is forbidden (the VM hooks live in vm/trace_hooks.h).
-#include "vm/vm_impl.h"
+// Must not compile: profiler -> vm is forbidden (the VM hooks live in
+// vm/diagnostics/trace_hooks.h).
+#include "vm/lifecycle/vm_impl.h"

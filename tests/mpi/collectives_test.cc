@@ -195,7 +195,7 @@ TEST(Collectives, OrderedAgainstComputeOnOtherStreams) {
 }
 
 // With VmOptions::collectives_on_caller and nothing in flight a CPU
-// collective runs on the calling thread (vm/caller_runs.h): it has finished,
+// collective runs on the calling thread (vm/lifecycle/caller_runs.h): it has finished,
 // and been released, when the call returns. Without that path it would still
 // be queued or running. (mpi_collectives_np2_on_caller turns it on.)
 TEST(Collectives, IdleVmRunsCollectiveOnCaller) {

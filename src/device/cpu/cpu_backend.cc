@@ -5,7 +5,7 @@
 #include "device/cpu/cpu_stream_policy.h"
 #include "memory/caching_allocator.h"
 #include "memory/memory_backend.h"
-#include "vm/comm_stream.h"
+#include "vm/streams/comm_stream.h"
 #include "vm/vm_context.h"
 
 namespace eagervm::device {
@@ -14,7 +14,7 @@ absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCpuStreamPolicy(Stream str
                                                                       vm::VmContext& context) {
   const VmOptions& options = context.options();
   // A collective blocks until every rank joins: the comm stream keeps its
-  // own worker even when compute runs on the scheduler (vm/comm_stream.h).
+  // own worker even when compute runs on the scheduler (vm/streams/comm_stream.h).
   const bool inline_compute = options.synchronous || (options.compute_on_scheduler_thread &&
                                                       stream.index() != vm::kCommStreamIndex);
   memory::CachingAllocatorOptions alloc_options;

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "eagervm/stream.h"
-#include "vm/stream_policy.h"
+#include "vm/streams/stream_policy.h"
 
 namespace eagervm::vm {
 class VmContext;
@@ -15,7 +15,7 @@ class VmContext;
 
 namespace eagervm::device {
 
-// A vm::StreamPolicyFactory (vm/backends.h): a CpuStreamPolicy whose
+// A vm::StreamPolicyFactory (vm/streams/backends.h): a CpuStreamPolicy whose
 // CachingAllocator draws on the VM's CPU budget. Its compute runs inline on
 // the scheduler thread when the VM is synchronous or computes there.
 absl::StatusOr<std::unique_ptr<vm::StreamPolicy>> MakeCpuStreamPolicy(Stream stream,

@@ -1,6 +1,6 @@
 #include "device/cpu/cpu_stream_policy.h"
 
-#include "vm/instruction.h"
+#include "vm/engine/instruction.h"
 
 namespace eagervm::device {
 

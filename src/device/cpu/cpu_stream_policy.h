@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "vm/stream_policy.h"
+#include "vm/streams/stream_policy.h"
 
 namespace eagervm::device {
 

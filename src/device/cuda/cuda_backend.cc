@@ -4,7 +4,7 @@
 
 #include "device/cuda/cuda_stream_policy.h"
 #include "device/cuda/event_poller.h"
-#include "vm/device_copy_policy.h"
+#include "vm/policies/device_copy_policy.h"
 #include "vm/vm_context.h"
 
 namespace eagervm::device::cuda {

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "eagervm/stream.h"
-#include "vm/stream_policy.h"
+#include "vm/streams/stream_policy.h"
 
 namespace eagervm::vm {
 class VmContext;
@@ -15,7 +15,7 @@ class VmContext;
 
 namespace eagervm::device::cuda {
 
-// A vm::StreamPolicyFactory (vm/backends.h): a CudaStreamPolicy whose role
+// A vm::StreamPolicyFactory (vm/streams/backends.h): a CudaStreamPolicy whose role
 // (compute, host-to-device, device-to-host copies) follows the stream index.
 // Asynchronous VMs share one EventPoller, created by the first call from the
 // scheduler notifier of `context`.

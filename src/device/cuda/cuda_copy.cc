@@ -13,7 +13,7 @@
 #include "device/cuda/cuda_status.h"
 #include "device/cuda/cuda_stream_policy.h"
 #include "vm/blob_object.h"
-#include "vm/device_copy_policy.h"
+#include "vm/policies/device_copy_policy.h"
 
 namespace eagervm::device::cuda {
 namespace {

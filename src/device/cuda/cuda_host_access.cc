@@ -4,12 +4,12 @@
 // stream's pinned pool; a read's callback runs once the copy completed. Only
 // the runtime's brief callbacks come here (host reads, FromVector): they run
 // on the scheduler thread; users' callbacks are staged through a CPU tensor
-// by the builder (vm/eager_builder.cc) and run on a CPU stream.
+// by the builder (vm/intake/eager_builder.cc) and run on a CPU stream.
 #include "base/str_cat.h"
 #include "device/cuda/cuda_status.h"
 #include "device/cuda/cuda_stream_policy.h"
-#include "vm/access_blob_policy.h"
-#include "vm/instruction.h"
+#include "vm/engine/instruction.h"
+#include "vm/policies/access_blob_policy.h"
 
 namespace eagervm::device::cuda {
 namespace {

@@ -7,12 +7,12 @@
 #include "device/cuda/cuda_status.h"
 #include "device/cuda/event_poller.h"
 #include "device/cuda/scoped_device.h"
-#include "vm/access_blob_policy.h"
 #include "vm/blob_object.h"
-#include "vm/instruction.h"
-#include "vm/release_tensor_policy.h"
+#include "vm/engine/instruction.h"
+#include "vm/policies/access_blob_policy.h"
+#include "vm/policies/release_tensor_policy.h"
+#include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
-#include "vm/vm_stream.h"
 
 namespace eagervm::device::cuda {
 namespace {
@@ -120,7 +120,7 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
     // A user's memory (FromDLPack) goes back to its owner, who may reuse it at
     // once: the kernels this stream (and, through WaitOnDevice, other streams)
     // queued on it must be done first. The builder sends these releases to a
-    // CPU stream (vm/eager_builder.cc, ReleaseBlob), whose edges wait for
+    // CPU stream (vm/intake/eager_builder.cc, ReleaseBlob), whose edges wait for
     // completion and whose worker runs the deleter; this blocking fallback
     // runs only if that CPU stream could not be had.
     cudaError_t e = cudaStreamSynchronize(stream_.get());

@@ -54,7 +54,7 @@
 #include "eagervm/stream.h"
 #include "eagervm/virtual_machine.h"
 #include "vm/error_record.h"
-#include "vm/stream_policy.h"
+#include "vm/streams/stream_policy.h"
 
 namespace eagervm::vm {
 class AccessBlobPolicy;

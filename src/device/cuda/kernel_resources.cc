@@ -2,7 +2,7 @@
 
 #include "device/cuda/cuda_stream_policy.h"
 #include "vm/kernel_args.h"
-#include "vm/vm_stream.h"
+#include "vm/streams/vm_stream.h"
 
 namespace eagervm::device::cuda {
 
