@@ -1,4 +1,4 @@
-// libFuzzer target: graph mode against eager execution (issue 27). The
+// libFuzzer target: graph mode against eager execution. The
 // input's bytes are the choices of a random program over [4] float32
 // tensors (tests/graph_program.h: views of every kind, in-place ops on
 // parameters and on views, aliasing inputs, an input passed twice or that is

@@ -3,7 +3,7 @@
 // it keeps one data pointer that is always valid (inline or heap), so an
 // element access is a load and an index, with no inline-or-heap branch: the
 // VM's per-instruction lists (operands, accesses, successors) are read on
-// every op on the scheduler's hot path (issue 15, docs/performance.md).
+// every op on the scheduler's hot path (docs/performance.md).
 //
 // clear() keeps a heap block for reuse: instructions come from a pool, and
 // one that once needed more than N keeps its room. Not thread-safe; the

@@ -1,6 +1,6 @@
 // Allocator: the interface every stream's memory comes through. One allocator
 // per stream, so memory freed in stream order is reusable by the next
-// instruction on that stream without a host wait (DESIGN §5).
+// instruction on that stream without a host wait.
 #ifndef EAGERVM_MEMORY_ALLOCATOR_H_
 #define EAGERVM_MEMORY_ALLOCATOR_H_
 

@@ -1,4 +1,4 @@
-// InferCache: a thread's memo of custom-op inference (issue 15, item 3;
+// InferCache: a thread's memo of custom-op inference (after
 // OneFlow's "don't re-infer identical op nodes"). ops::Call asks it for
 // (op, input metas, attrs) before running the op's InferFn, so a repeated
 // call costs a compare instead of the user's function, two std::vectors

@@ -56,7 +56,7 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
 // `name`: what its runtime errors call it, when the user called another
 // function than the op (Zeros runs Fill); null: the op's name.
 // Inline: with the VM's one out-of-line call (SubmitKernelCall) it is every
-// op's path, and a call layer costs ~25 instructions per op (issue 15).
+// op's path, and a call layer costs ~25 instructions per op.
 [[gnu::always_inline]] inline absl::Status SubmitOp(
     const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
     absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},

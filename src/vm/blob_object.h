@@ -28,7 +28,7 @@ class VmStream;
 // than alignas(64): an over-aligned type makes make_shared allocate through
 // glibc's memalign path, which bypasses the per-thread cache and, freed on
 // another thread (the VM drops the last reference), fragments the arena:
-// ~700 instructions per out-of-place op on the user thread (issue 15).
+// ~700 instructions per out-of-place op on the user thread.
 class BlobObject {
  public:
   BlobObject(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {}

@@ -1,5 +1,5 @@
 // CudaDeviceCount() for builds with the CUDA backend. Without a driver or GPU
-// cudaGetDeviceCount fails and leaves its output unwritten (DESIGN §9): the
+// cudaGetDeviceCount fails and leaves its output unwritten: the
 // count starts at 0 and any error means "no device". Nothing is logged.
 #include <cuda_runtime_api.h>
 

@@ -2,7 +2,7 @@
 // (cudaMallocFromPoolAsync / cudaFreeAsync) on one memory pool per device,
 // behind memory::Allocator.
 //
-// Each CUDA stream has its own CudaStreamAllocator (DESIGN §5): memory is
+// Each CUDA stream has its own CudaStreamAllocator: memory is
 // allocated and freed in that stream's order, so a block freed by a
 // ReleaseTensor is reusable by the next instruction of the stream without a
 // host wait; the pool makes cross-stream reuse safe by itself. The pool keeps

@@ -1,6 +1,6 @@
 // The CUDA kernels' launchers: plain C++17 with only CUDA runtime types, so
 // the .cu files that define them include neither abseil nor fmt (nvcc 13
-// cannot compile fmt 9, DESIGN §9). The .cc registration files turn their
+// cannot compile fmt 9). The .cc registration files turn their
 // cudaError_t into statuses (device/cuda/cuda_status.h).
 //
 // Every launcher enqueues on `stream` and returns the launch error

@@ -1,7 +1,7 @@
 // Dependence: the ordering state of one storage (views share their base's).
 // Touched only by the scheduler thread.
 //
-// Rules (DESIGN §3): a read gets an edge from the last writer; a write gets
+// Rules: a read gets an edge from the last writer; a write gets
 // edges from the last writer and every reader since, then becomes the last
 // writer. References to instructions are (pointer, id) pairs: instructions are
 // pooled and never freed, and a released instruction's id changes, so a stale

@@ -163,7 +163,8 @@ void Engine::Intake(InstructionList* list) {
   }
 }
 
-// DESIGN §3, in one pass over the accesses. An instruction that reads and
+// The dependence rules (vm/engine/dependence.h), in one pass over the
+// accesses. An instruction that reads and
 // writes one storage (x += x) gets no self-edge (AddEdge skips it) and may
 // end as its last writer and one of its readers: a later writer then has two
 // edges from it, which is harmless.

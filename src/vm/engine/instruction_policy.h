@@ -48,7 +48,7 @@ class InstructionPolicy {
   // block and no reference any more): InstructionPool::Recycle then reuses
   // its storage without calling it, as C++ allows when nothing depends on a
   // destructor's effects. An op call's destructor is ~40 instructions on the
-  // scheduler per op otherwise (issue 15). Set by the policy (an op call:
+  // scheduler per op otherwise. Set by the policy (an op call:
   // when it is built, cleared by its compute if a kernel temporary took a
   // heap block); read at release, which is ordered after both.
   bool destructor_is_noop() const { return destructor_is_noop_; }

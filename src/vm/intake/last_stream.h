@@ -3,7 +3,7 @@
 // nearly always, and the registry lookup costs ~40 instructions. Two slots,
 // picked by the stream index's low bit, so that a thread alternating between
 // compute streams 0 and 1 (independent work spread over two streams) hits
-// both (issue 15: one slot missed on every op there, ~60 instructions).
+// both (one slot missed on every op there, ~60 instructions).
 #include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_INTAKE_LAST_STREAM_H_
 #define EAGERVM_VM_INTAKE_LAST_STREAM_H_

@@ -1,5 +1,5 @@
 // CompletionSignal: how stream workers tell the scheduler that instructions
-// finished, and when they need not (issue 15, item 5).
+// finished, and when they need not.
 //
 // The scheduler learns of completions by polling: each pass asks the head
 // of every active stream's running list whether it is done
