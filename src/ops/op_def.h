@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "eagervm/custom_op.h"
 
@@ -39,14 +40,21 @@ class KernelSlot {
     delete p;
     return false;
   }
-  // Tests only (OpRegistry::UseKernelsOfForTesting), before any op call can
-  // have read the slot: replaces the kernel (nullptr: none). The old one is
-  // leaked, so a pointer read earlier would stay valid.
+  // Tests only (OpRegistry::UseKernelsOfForTesting, under the registry's
+  // lock): replaces the kernel (nullptr: none). The old one is kept for the
+  // rest of the process (reachable, so leak checkers stay quiet), so a
+  // pointer read earlier stays valid.
   void ReplaceForTesting(const KernelFn* fn) {
-    fn_.store(fn == nullptr ? nullptr : new KernelFn(*fn), std::memory_order_release);
+    const KernelFn* old =
+        fn_.exchange(fn == nullptr ? nullptr : new KernelFn(*fn), std::memory_order_acq_rel);
+    if (old != nullptr) RetiredForTesting().push_back(old);
   }
 
  private:
+  static std::vector<const KernelFn*>& RetiredForTesting() {
+    static auto* retired = new std::vector<const KernelFn*>();
+    return *retired;
+  }
   std::atomic<const KernelFn*> fn_{nullptr};
 };
 
