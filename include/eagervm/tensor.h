@@ -104,10 +104,10 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
     return value;
   }
   // Blocks. T must match dtype() (else InvalidArgument); errors as Wait(),
-  // and FailedPrecondition if no write covered some of its bytes. A large tensor (over 64 MiB) is waited for before its host vector is
-  // allocated, so one that carries an error (its own allocation failed)
-  // returns the error without asking for that memory; a host vector that
-  // cannot be allocated is ResourceExhausted.
+  // and FailedPrecondition if no write covered some of its bytes. A large tensor (over 64 MiB) is
+  // waited for before its host vector is allocated, so one that carries an error (its own
+  // allocation failed) returns the error without asking for that memory; a host vector that cannot
+  // be allocated is ResourceExhausted.
   template <typename T>
   absl::StatusOr<std::vector<T>> ToVector() const {
     absl::Status s = CheckHostRead(DTypeOf<T>(), "ToVector");

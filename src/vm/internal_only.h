@@ -5,5 +5,6 @@
 // only; they include the rest between push_macro/pop_macro of
 // EAGERVM_VM_EXPORTING. No include guard, on purpose.
 #if defined(EAGERVM_EXPORTED_ONLY_VM) && !defined(EAGERVM_VM_EXPORTING)
-#error "eagervm layering: this layer may include only vm's exported headers (vm/intake.h, vm/tensor_impl.h, vm/kernel_call.h, vm/kernel_args.h; src/vm/README.md)"
+#error \
+    "eagervm layering: this layer may include only vm's exported headers (vm/intake.h, vm/tensor_impl.h, vm/kernel_call.h, vm/kernel_args.h; src/vm/README.md)"
 #endif
