@@ -4,6 +4,7 @@
 // optimizers against their formulas computed on the host.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -513,6 +514,103 @@ TEST(Optim, TrainingALinearModelWithAutogradEqualsHandWrittenGradients) {
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[i], want[i], 1e-12);
   EXPECT_NEAR(Values(b)[0], Values(b2)[0], 1e-12);
   EXPECT_NEAR(Values(w)[0], 2.0, 0.1);
+}
+
+}  // namespace
+}  // namespace eagervm
+
+namespace eagervm {
+namespace {
+
+TEST(AutogradMemory, SavedTensorsAreFreedByBackward) {
+  std::atomic<bool> freed{false};
+  auto* data = new double[2]{3, 4};
+  Tensor w = FromVector<double>({1, 2}, Shape{2}).RequiresGrad();
+  Tensor loss;
+  {
+    Tensor x = FromBlob(data, Shape{2}, DType::kFloat64, [&freed](void* p) {
+      delete[] static_cast<double*>(p);
+      freed = true;
+    });
+    loss = ops::Sum(w * x);  // Mul saves x
+  }
+  ASSERT_TRUE(Sync().ok());
+  EXPECT_FALSE(freed.load()) << "the tape must keep x until Backward";
+  ASSERT_TRUE(autograd::Backward(loss).ok());
+  ASSERT_TRUE(Sync().ok());
+  EXPECT_TRUE(freed.load()) << "Backward must drop the tensors it saved";
+  EXPECT_EQ(w.grad().ToVector<double>().value(), (std::vector<double>{3, 4}));
+}
+
+TEST(AutogradMemory, ALongTapeIsFreedWithoutRecursion) {
+  Tensor w = FromVector<double>({1}, Shape{1}).RequiresGrad();
+  Tensor acc = w;
+  for (int i = 0; i < 200000; ++i) acc = acc + 1.0;
+  ASSERT_TRUE(acc.requires_grad());
+  acc = Tensor();  // frees 200k nodes: a recursive destructor would overflow the stack
+  Tensor loss = ops::Sum(w * 2.0);
+  ASSERT_TRUE(autograd::Backward(loss).ok());
+  EXPECT_EQ(w.grad().ToVector<double>().value(), (std::vector<double>{2}));
+}
+
+// ---- Graph mode ----
+
+struct Model {
+  Tensor w, b;
+  std::vector<Tensor> params() const { return {w, b}; }
+};
+Model MakeModel() {
+  std::mt19937_64 rng(11);
+  return Model{FromVector<double>(Random(rng, 4 * 3, -1, 1), Shape{4, 3}).RequiresGrad(),
+               FromVector<double>(Random(rng, 3, -1, 1), Shape{3}).RequiresGrad()};
+}
+Tensor TrainStep(const Model& m, optim::Sgd& sgd, const Tensor& x, const Tensor& labels) {
+  EXPECT_TRUE(autograd::ZeroGrad(m.params()).ok());
+  Tensor loss = ops::CrossEntropy(ops::Relu(ops::MatMul(x, m.w)) + m.b, labels);
+  EXPECT_TRUE(autograd::Backward(loss).ok());
+  EXPECT_TRUE(sgd.Step().ok());
+  return loss.Detach();
+}
+
+TEST(AutogradGraph, ACapturedTrainingStepReplaysBitwiseAsEager) {
+  std::mt19937_64 rng(12);
+  const Tensor x = FromVector<double>(Random(rng, 8 * 4, -1, 1), Shape{8, 4});
+  const Tensor labels = FromVector<int64_t>({0, 1, 2, 0, 1, 2, 2, 1}, Shape{8});
+  Model eager = MakeModel(), graph = MakeModel();
+  optim::Sgd sgd_eager(eager.params(), 0.5, 0.9), sgd_graph(graph.params(), 0.5, 0.9);
+  // One eager step each first, so every grad() exists when capturing.
+  TrainStep(eager, sgd_eager, x, labels);
+  TrainStep(graph, sgd_graph, x, labels);
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {x.meta(), labels.meta()}, [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+        return {TrainStep(graph, sgd_graph, in[0], in[1])};
+      });
+  ASSERT_TRUE(g.ok()) << g.status();
+  for (int step = 0; step < 5; ++step) {
+    const Tensor loss_eager = TrainStep(eager, sgd_eager, x, labels);
+    absl::StatusOr<std::vector<Tensor>> out = g->Run({x, labels});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(Values((*out)[0]), Values(loss_eager)) << "step " << step;
+    EXPECT_EQ(Values(graph.w), Values(eager.w)) << "step " << step;
+    EXPECT_EQ(Values(graph.b), Values(eager.b)) << "step " << step;
+  }
+}
+
+TEST(AutogradGraph, CapturingBeforeGradsExistIsAClearError) {
+  Model m = MakeModel();
+  optim::Sgd sgd(m.params(), 0.1);
+  const Tensor labels = FromVector<int64_t>({0, 1}, Shape{2});
+  absl::Status seen;
+  absl::StatusOr<Graph> g =
+      Graph::Capture({TensorMeta{Shape{2, 4}, DType::kFloat64, Device::Cpu()}},
+                     [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+                       Tensor loss = ops::CrossEntropy(ops::MatMul(in[0], m.w) + m.b, labels);
+                       seen = autograd::Backward(loss);
+                       return {loss};
+                     });
+  EXPECT_EQ(seen.code(), absl::StatusCode::kFailedPrecondition) << seen;
+  EXPECT_NE(seen.message().find("eagerly before capturing"), std::string::npos) << seen;
+  EXPECT_FALSE(m.w.grad().defined());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "autograd/grad_node.h"
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
+#include "vm/intake.h"
 
 namespace eagervm::internal {
 namespace {
@@ -81,6 +82,9 @@ class Walk {
       }
       if (absl::Status s = n->CheckVersions(); !s.ok()) return s;
       for (const GradEdge& e : n->next) {
+        if (e.leaf != nullptr) {
+          if (absl::Status s = CheckLeafForCapture(*e.leaf); !s.ok()) return s;
+        }
         if (e.node == nullptr) continue;
         auto [it, inserted] = deps_.try_emplace(e.node.get(), 0);
         ++it->second;
@@ -88,6 +92,18 @@ class Walk {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Inside Graph::Capture a leaf's grad() must exist already: a gradient
+  // made inside the capture could not outlive it.
+  absl::Status CheckLeafForCapture(AutogradMeta& leaf) {
+    if (!accumulate_leaves_ || vm::CurrentRecorder() == nullptr) return absl::OkStatus();
+    std::lock_guard<std::mutex> lock(leaf.mu);
+    if (leaf.grad.defined()) return absl::OkStatus();
+    return absl::FailedPreconditionError(base::Cat(
+        "Backward inside Graph::Capture: the leaf ", leaf.meta.shape,
+        " has no grad() yet, and one made inside the capture could not outlive it. Run one "
+        "training step eagerly before capturing (Backward then allocates every grad)"));
   }
 
   absl::Status Run(const std::shared_ptr<GradNode>& root, int root_output, const Tensor& seed,
@@ -228,6 +244,7 @@ absl::Status Differentiate(const Tensor& loss, bool retain, std::vector<Target>*
   const Tensor seed = Full(loss.shape(), 1.0, loss.dtype(), loss.device());
   if (!seed.ok()) return seed.status();
   if (m->grad_fn == nullptr) {  // the loss is itself a leaf
+    if (absl::Status s = walk.CheckLeafForCapture(*m); !s.ok()) return s;
     if (absl::Status s = walk.SendToLeaf(loss.impl()->autograd.shared(), seed); !s.ok()) return s;
     return walk.Run(nullptr, 0, seed, targets, target_grads);
   }

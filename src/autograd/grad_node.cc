@@ -40,6 +40,22 @@ absl::Status GradNode::CheckVersions() const {
   return s;
 }
 
+GradNode::~GradNode() {
+  thread_local std::vector<std::shared_ptr<GradNode>> pending;
+  thread_local bool draining = false;
+  for (GradEdge& e : next) {
+    if (e.node != nullptr) pending.push_back(std::move(e.node));
+  }
+  if (draining) return;  // an outer destructor below drains them
+  draining = true;
+  while (!pending.empty()) {
+    std::shared_ptr<GradNode> n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();  // may push that node's edges
+  }
+  draining = false;
+}
+
 void GradNode::Release() {
   inputs.clear();
   outputs.clear();

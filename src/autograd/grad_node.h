@@ -79,6 +79,13 @@ struct GradNode {
 
   static const GradNode& Of(const autograd::BackwardContext& c) { return *c.node_; }
 
+  GradNode() = default;
+  GradNode(const GradNode&) = delete;
+  GradNode& operator=(const GradNode&) = delete;
+  // Frees the nodes only this one kept alive iteratively, not recursively:
+  // a tape of a million chained ops must not overflow the stack.
+  ~GradNode();
+
   autograd::BackwardContext Context() const { return autograd::BackwardContext(this); }
   // The saved tensors' versions are the storages' current ones.
   absl::Status CheckVersions() const;
