@@ -43,9 +43,8 @@ struct Mlp {
       : w1(ops::MulScalar(RandomNormal({kIn, kHidden}, DType::kFloat32, Device::Cpu(), seed), 0.3)
                .RequiresGrad()),
         b1(Zeros({kHidden}, DType::kFloat32).RequiresGrad()),
-        w2(ops::MulScalar(RandomNormal({kClasses, kHidden}, DType::kFloat32, Device::Cpu(),
-                                       seed + 1),
-                          0.3)
+        w2(ops::MulScalar(
+               RandomNormal({kClasses, kHidden}, DType::kFloat32, Device::Cpu(), seed + 1), 0.3)
                .RequiresGrad()),
         b2(Zeros({kClasses}, DType::kFloat32).RequiresGrad()) {}
   std::vector<Tensor> params() const { return {w1, b1, w2, b2}; }
@@ -67,8 +66,8 @@ Tensor Step(const Mlp& m, optim::Adam& adam, const Tensor& x, const Tensor& labe
 
 double Accuracy(const Mlp& m, const Data& d) {
   autograd::NoGradGuard no_grad;
-  Tensor hits = ops::Sum(ops::Cast(ops::Eq(ops::Argmax(m.Logits(d.x), 1), d.labels),
-                                   DType::kFloat32));
+  Tensor hits =
+      ops::Sum(ops::Cast(ops::Eq(ops::Argmax(m.Logits(d.x), 1), d.labels), DType::kFloat32));
   absl::StatusOr<float> n = hits.Item<float>();
   return n.ok() ? *n / kBatch : 0.0;
 }
@@ -102,11 +101,11 @@ int main(int argc, char** argv) {
   Mlp graph(7);
   optim::Adam adam_graph(graph.params(), 0.01);
   loss = Step(graph, adam_graph, data.x, data.labels);
-  absl::StatusOr<Graph> g = Graph::Capture(
-      {data.x.meta(), data.labels.meta()},
-      [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
-        return {Step(graph, adam_graph, in[0], in[1])};
-      });
+  absl::StatusOr<Graph> g =
+      Graph::Capture({data.x.meta(), data.labels.meta()},
+                     [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+                       return {Step(graph, adam_graph, in[0], in[1])};
+                     });
   if (!g.ok()) {
     std::fprintf(stderr, "capture failed: %s\n", g.status().ToString().c_str());
     return 1;
@@ -127,7 +126,7 @@ int main(int argc, char** argv) {
   }
 
   const double acc_eager = Accuracy(eager, data), acc_graph = Accuracy(graph, data);
-  std::printf("final loss: eager %.5f, graph %.5f; accuracy: eager %.3f, graph %.3f\n",
-              *eager_loss, *graph_loss, acc_eager, acc_graph);
+  std::printf("final loss: eager %.5f, graph %.5f; accuracy: eager %.3f, graph %.3f\n", *eager_loss,
+              *graph_loss, acc_eager, acc_graph);
   return acc_eager >= 0.9 && acc_graph >= 0.9 && *eager_loss == *graph_loss ? 0 : 1;
 }
