@@ -88,7 +88,7 @@ class EAGERVM_EXPORT Graph {
   absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs) const;
 
   // Never blocks; any thread.
-  GraphStats stats() const;
+  GraphStats GetStats() const;
 
   struct State;  // the captured program and its plan (src/graph/graph_state.h)
 

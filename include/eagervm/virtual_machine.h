@@ -164,7 +164,7 @@ class EAGERVM_EXPORT VirtualMachine {
   // Runtime errors not yet reported are not returned (they are dropped).
   [[nodiscard]] absl::Status Shutdown();
   // Any thread, never blocks.
-  bool is_shut_down() const;
+  bool IsShutDown() const;
   // Any thread (a debugger's `call`, a watchdog; not a signal handler: it
   // allocates and takes locks). A multi-line report of what the VM is doing:
   // counters, and each lively instruction (received, not yet released) with

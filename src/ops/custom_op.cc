@@ -82,7 +82,7 @@ class TensorPtrs {
   TensorPtrs out(num_outputs);
   for (size_t i = 0; i < num_outputs; ++i) outputs.push_back(internal::NewTensor(entry.outputs[i]));
   for (size_t i = 0; i < num_outputs; ++i) out[i] = &outputs[i];
-  const DType dtype = !in.empty() ? in[0]->impl()->meta.dtype : entry.outputs[0].dtype;
+  const DType dtype = !in.empty() ? internal::ImplOf(*in[0])->meta.dtype : entry.outputs[0].dtype;
   EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(def, dtype, in, out.span(), {}, &entry.attrs));
   return outputs;
 }
@@ -104,7 +104,7 @@ absl::StatusOr<TensorList> CallSlow(const internal::OpDef& def, std::string_view
   absl::StatusOr<std::vector<TensorMeta>> out_metas;
   std::vector<TensorMeta> in_metas;
   in_metas.reserve(in.size());
-  for (const Tensor* t : in) in_metas.push_back(t->impl()->meta);  // checked: defined
+  for (const Tensor* t : in) in_metas.push_back(internal::ImplOf(*t)->meta);  // checked: defined
   try {
     out_metas = def.infer(in_metas, attrs);
   } catch (const std::exception& e) {
@@ -161,9 +161,9 @@ absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> in
   const uint32_t generation = vm::ForkGeneration();
   for (size_t i = 0; i < n; ++i) {
     in[i] = &inputs[i];
-    const internal::TensorImpl* t = inputs[i].impl().get();
+    const internal::TensorImpl* t = internal::ImplOf(inputs[i]).get();
     usable = usable && internal::Usable(t, generation) &&
-             t->meta.device == inputs[0].impl()->meta.device;
+             t->meta.device == internal::ImplOf(inputs[0])->meta.device;
   }
   if (usable) [[likely]] {
     if (const internal::InferEntry* e = internal::InferCache::FindLast(*def, in.span(), attrs))

@@ -19,9 +19,9 @@ absl::Status AddInplace(const Tensor& self, const Tensor& other) {
     if (!staged.ok()) return staged.status();
     return AddInplace(self, *staged);
   }
-  if (internal::UsableWithSameMeta(self, other) && self.impl()->meta.dtype != DType::kBool)
+  if (internal::UsableWithSameMeta(self, other) && internal::ImplOf(self)->meta.dtype != DType::kBool)
       [[likely]] {
-    return internal::SubmitOp(EAGERVM_BUILTIN_OP("AddInplace"), self.impl()->meta.dtype,
+    return internal::SubmitOp(EAGERVM_BUILTIN_OP("AddInplace"), internal::ImplOf(self)->meta.dtype,
                               {&self, &other}, {});
   }
   EAGERVM_RETURN_IF_ERROR(internal::CheckSameDeviceAndDType(self, other, "AddInplace"));

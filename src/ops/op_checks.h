@@ -22,8 +22,8 @@ absl::Status CheckNumeric(const Tensor& t, std::string_view op);
 // dtype and shape. False sends the caller to its full checks, which name
 // what is wrong; true is exactly "CheckSameMeta would return OK".
 inline bool UsableWithSameMeta(const Tensor& a, const Tensor& b) {
-  const TensorImpl* x = a.impl().get();
-  const TensorImpl* y = b.impl().get();
+  const TensorImpl* x = internal::ImplOf(a).get();
+  const TensorImpl* y = internal::ImplOf(b).get();
   if (x == nullptr || y == nullptr) return false;
   const uint32_t generation = vm::ForkGeneration();
   return x->status.ok() && y->status.ok() && x->fork_generation == generation &&

@@ -10,10 +10,10 @@ namespace eagervm::internal {
 
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::string_view op) {
   if (a == b) return a;  // the common case, on every op's submission path
-  const int rank = a.size() > b.size() ? a.size() : b.size();
+  const int rank = a.rank() > b.rank() ? a.rank() : b.rank();
   Shape out;
   for (int d = 0; d < rank; ++d) {
-    const int da = d - (rank - a.size()), db = d - (rank - b.size());
+    const int da = d - (rank - a.rank()), db = d - (rank - b.rank());
     const int64_t x = da < 0 ? 1 : a[da], y = db < 0 ? 1 : b[db];
     if (x != y && x != 1 && y != 1) {
       return absl::InvalidArgumentError(base::Cat(op, ": cannot broadcast ", a, " with ", b,
@@ -78,7 +78,7 @@ absl::Status CheckScalarFits(const Scalar& s, DType dtype, std::string_view op) 
 }
 
 absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view op) {
-  const int rank = shape.size();
+  const int rank = shape.rank();
   if (rank == 0) {
     return absl::InvalidArgumentError(
         base::Cat(op, ": axis ", axis, " given for a scalar (shape []), which has no axes"));

@@ -8,8 +8,8 @@
 namespace eagervm::internal {
 
 bool OverlapsOtherThanElementwise(const Tensor& out, const Tensor& in) {
-  const TensorImpl* o = out.impl().get();
-  const TensorImpl* i = in.impl().get();
+  const TensorImpl* o = internal::ImplOf(out).get();
+  const TensorImpl* i = internal::ImplOf(in).get();
   if (o == nullptr || i == nullptr || !o->status.ok() || !i->status.ok()) return false;
   if (o->storage == nullptr || i->storage == nullptr) return false;
   if (o->storage != i->storage) {

@@ -111,8 +111,8 @@ struct Minimum {
 // Element strides of `in` (broadcast to `out`, right-aligned): 0 where it repeats.
 void BroadcastStrides(const Shape& out, const Shape& in, int64_t* strides) {
   int64_t acc = 1;
-  for (int d = out.size() - 1; d >= 0; --d) {
-    const int di = d - (out.size() - in.size());
+  for (int d = out.rank() - 1; d >= 0; --d) {
+    const int di = d - (out.rank() - in.rank());
     const int64_t extent = di < 0 ? 1 : in[di];
     strides[d] = extent == 1 ? 0 : acc;
     acc *= extent;
@@ -131,7 +131,7 @@ struct Where {
     const T* a = ctx.input<T>(1);
     const T* b = ctx.input<T>(2);
     T* out = ctx.output<T>(0);
-    const int rank = out_shape.size();
+    const int rank = out_shape.rank();
     if (rank == 0) {
       out[0] = c[0] ? a[0] : b[0];
       return absl::OkStatus();

@@ -19,7 +19,7 @@ Extent ExtentOf(const Shape& in, int64_t axis) {
     e.n = in.numel();
     return e;
   }
-  for (int d = 0; d < in.size(); ++d) {
+  for (int d = 0; d < in.rank(); ++d) {
     if (d < axis)
       e.outer *= in[d];
     else if (d == axis)

@@ -20,7 +20,7 @@ struct SoftmaxExtent {
 
 SoftmaxExtent SoftmaxExtentOf(const Shape& s, int64_t axis) {
   SoftmaxExtent e;
-  for (int d = 0; d < s.size(); ++d) {
+  for (int d = 0; d < s.rank(); ++d) {
     if (d < axis)
       e.outer *= s[d];
     else if (d == axis)

@@ -17,22 +17,22 @@ cuda::BroadcastArgs PlanBroadcast(const Shape& out, const Shape& a, const Shape&
     p.stride_a[0] = p.stride_b[0] = 1;
     return p;
   }
-  p.rank = out.size() == 0 ? 1 : out.size();
-  if (out.size() == 0) {
+  p.rank = out.rank() == 0 ? 1 : out.rank();
+  if (out.rank() == 0) {
     p.dims[0] = 1;
     return p;
   }
   auto strides = [&](const Shape& s, int64_t* st) {
     int64_t stride = 1;
-    const int shift = out.size() - s.size();
-    for (int d = out.size() - 1; d >= 0; --d) {
+    const int shift = out.rank() - s.rank();
+    for (int d = out.rank() - 1; d >= 0; --d) {
       const int sd = d - shift;
       const int64_t dim = sd >= 0 ? s[sd] : 1;
       st[d] = dim == 1 ? 0 : stride;
       stride *= dim;
     }
   };
-  for (int d = 0; d < out.size(); ++d) p.dims[d] = out[d];
+  for (int d = 0; d < out.rank(); ++d) p.dims[d] = out[d];
   strides(a, p.stride_a);
   strides(b, p.stride_b);
   return p;

@@ -16,7 +16,7 @@ KernelFn ReduceKernel(cuda::ReduceKind kind) {
     int64_t outer = 1, n = in.shape.numel(), inner = 1;
     if (axis >= 0) {
       n = in.shape[static_cast<int>(axis)];
-      for (int d = 0; d < in.shape.size(); ++d) {
+      for (int d = 0; d < in.shape.rank(); ++d) {
         if (d < axis) outer *= in.shape[d];
         if (d > axis) inner *= in.shape[d];
       }

@@ -24,12 +24,12 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   // capture records the read instead).
   bool busy = false;
   if (vm.drained()) [[unlikely]] {  // after Shutdown(): the final bytes, no instruction
-    const internal::TensorImpl& impl = *t.impl();
+    const internal::TensorImpl& impl = *internal::ImplOf(t);
     return vm.ReadAfterShutdown(*impl.blob(), t.device(), static_cast<size_t>(impl.offset), dst,
                                 copied, what);
   }
   if (t.device().is_cpu() && vm::CurrentRecorder() == nullptr) {
-    const internal::TensorImpl& impl = *t.impl();
+    const internal::TensorImpl& impl = *internal::ImplOf(t);
     if (std::optional<absl::Status> read =
             vm.ReadIfFinal(*impl.blob(), static_cast<size_t>(impl.offset), dst, copied, &busy)) {
       return *read;

@@ -73,7 +73,7 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
   internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
   Access* access = instr->accesses.append_uninitialized(operands);
   for (uint32_t i = 0; i < num_inputs; ++i) {
-    const internal::TensorImpl& t = *a.inputs[i]->impl();
+    const internal::TensorImpl& t = *internal::ImplOf(*a.inputs[i]);
     BlobObject* blob = t.blob();
     const bool write = call.mutates(static_cast<int>(i));
     if (write) {
@@ -87,7 +87,7 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
     access[i] = Access{blob, write};
   }
   for (uint32_t i = 0; i < num_outputs; ++i) {
-    const internal::TensorImpl& t = *a.outputs[i]->impl();
+    const internal::TensorImpl& t = *internal::ImplOf(*a.outputs[i]);
     BlobObject* blob = t.blob();
     blob->NoteWrite(vs);
     out[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing),
