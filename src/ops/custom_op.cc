@@ -157,7 +157,7 @@ absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> in
   // building a message) and the same inference as this thread's last call.
   const size_t n = inputs.size();
   TensorPtrs in(n);
-  bool usable = n < 64 && (def->mutated_mask >> n) == 0;  // declared mutated inputs exist
+  bool usable = n < 64 && def->mutated_mask.fits(n);  // declared mutated inputs exist
   const uint32_t generation = vm::ForkGeneration();
   for (size_t i = 0; i < n; ++i) {
     in[i] = &inputs[i];

@@ -75,7 +75,7 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
   for (uint32_t i = 0; i < num_inputs; ++i) {
     const internal::TensorImpl& t = *internal::ImplOf(*a.inputs[i]);
     BlobObject* blob = t.blob();
-    const bool write = call.mutates(static_cast<int>(i));
+    const bool write = call.mutated_mask.has(i);
     if (write) {
       blob->NoteWrite(vs);
     } else if (blob->producer() == nullptr) [[unlikely]] {
