@@ -26,12 +26,12 @@ Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-Tensor Add(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Add"), a, b); }
-Tensor Sub(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Sub"), a, b); }
-Tensor Mul(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Mul"), a, b); }
-Tensor Div(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Div"), a, b); }
+Tensor Add(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kAdd), a, b); }
+Tensor Sub(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kSub), a, b); }
+Tensor Mul(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kMul), a, b); }
+Tensor Div(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kDiv), a, b); }
 Tensor Maximum(const Tensor& a, const Tensor& b) {
-  return Binary(EAGERVM_BUILTIN_OP("Maximum"), a, b);
+  return Binary(EAGERVM_BUILTIN_OP(kMaximum), a, b);
 }
 
 }  // namespace eagervm::ops

@@ -77,7 +77,7 @@ Tensor FullAs(const char* name, Shape shape, Scalar value, DType dtype, Device d
   Tensor out = internal::NewTensor(TensorMeta{shape, dtype, device});
   const Tensor* outputs[] = {&out};
   const Scalar scalars[] = {value};
-  s = internal::SubmitOp(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, outputs, scalars, nullptr, name);
+  s = internal::SubmitOp(EAGERVM_BUILTIN_OP(kFill), dtype, {}, outputs, scalars, nullptr, name);
   if (!s.ok()) return Tensor::Error(s);
   return out;
 }

@@ -46,14 +46,14 @@ absl::Status CheckIndex(const Tensor& index, std::string_view op) {
 }  // namespace
 
 Tensor Argmax(const Tensor& x, int axis, bool keepdim) {
-  return ArgReduce(EAGERVM_BUILTIN_OP("Argmax"), x, axis, keepdim);
+  return ArgReduce(EAGERVM_BUILTIN_OP(kArgmax), x, axis, keepdim);
 }
 Tensor Argmin(const Tensor& x, int axis, bool keepdim) {
-  return ArgReduce(EAGERVM_BUILTIN_OP("Argmin"), x, axis, keepdim);
+  return ArgReduce(EAGERVM_BUILTIN_OP(kArgmin), x, axis, keepdim);
 }
 
 Tensor OneHot(const Tensor& index, int64_t classes, DType dtype) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("OneHot");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kOneHot);
   absl::Status s = internal::CheckTensor(index, def.name, "index");
   if (s.ok()) s = CheckIndex(index, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
@@ -72,7 +72,7 @@ Tensor OneHot(const Tensor& index, int64_t classes, DType dtype) {
 }
 
 Tensor IndexSelect(const Tensor& x, int axis, const Tensor& index) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("IndexSelect");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kIndexSelect);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckTensor(index, def.name, "index");
   if (s.ok()) s = CheckIndex(index, def.name);

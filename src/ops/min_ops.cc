@@ -12,7 +12,7 @@ namespace eagervm::ops {
 namespace {
 
 Tensor MinReduce(const Tensor& x, bool all, int axis, bool keepdim) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Min");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kMin);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckNumeric(x, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));

@@ -41,7 +41,7 @@ absl::StatusOr<Tensor> StagedIfOverlapping(const Tensor& out, const Tensor& in, 
   Tensor copy = NewTensor(in.meta());
   const Tensor* ins[] = {&in};
   const Tensor* outs[] = {&copy};
-  absl::Status s = SubmitOp(EAGERVM_BUILTIN_OP("Copy"), in.dtype(), absl::MakeConstSpan(ins),
+  absl::Status s = SubmitOp(EAGERVM_BUILTIN_OP(kCopy), in.dtype(), absl::MakeConstSpan(ins),
                             absl::MakeConstSpan(outs), {}, nullptr, op);
   if (!s.ok()) {
     return absl::Status(

@@ -207,16 +207,16 @@ struct Pow {
 }  // namespace
 
 void RegisterCompareCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Cmp<EqOp>::Kernel>(r, "Eq", kAllTypes);
-  RegisterCpu<Cmp<NeOp>::Kernel>(r, "Ne", kAllTypes);
-  RegisterCpu<Cmp<LtOp>::Kernel>(r, "Lt", kAllTypes);
-  RegisterCpu<Cmp<LeOp>::Kernel>(r, "Le", kAllTypes);
-  RegisterCpu<Cmp<GtOp>::Kernel>(r, "Gt", kAllTypes);
-  RegisterCpu<Cmp<GeOp>::Kernel>(r, "Ge", kAllTypes);
-  RegisterCpu<Minimum>(r, "Minimum", kNumericTypes);
-  RegisterCpu<Where>(r, "Where", kAllTypes);
-  RegisterCpu<Abs>(r, "Abs", kNumericTypes);
-  RegisterCpu<Pow>(r, "Pow", kFloatTypes);
+  RegisterCpu<Cmp<EqOp>::Kernel>(r, builtin::kEq, kAllTypes);
+  RegisterCpu<Cmp<NeOp>::Kernel>(r, builtin::kNe, kAllTypes);
+  RegisterCpu<Cmp<LtOp>::Kernel>(r, builtin::kLt, kAllTypes);
+  RegisterCpu<Cmp<LeOp>::Kernel>(r, builtin::kLe, kAllTypes);
+  RegisterCpu<Cmp<GtOp>::Kernel>(r, builtin::kGt, kAllTypes);
+  RegisterCpu<Cmp<GeOp>::Kernel>(r, builtin::kGe, kAllTypes);
+  RegisterCpu<Minimum>(r, builtin::kMinimum, kNumericTypes);
+  RegisterCpu<Where>(r, builtin::kWhere, kAllTypes);
+  RegisterCpu<Abs>(r, builtin::kAbs, kNumericTypes);
+  RegisterCpu<Pow>(r, builtin::kPow, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -68,8 +68,8 @@ struct Split {
 }  // namespace
 
 void RegisterConcatCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Concat>(r, "Concat", kAllTypes);
-  RegisterCpu<Split>(r, "Split", kAllTypes);
+  RegisterCpu<Concat>(r, builtin::kConcat, kAllTypes);
+  RegisterCpu<Split>(r, builtin::kSplit, kAllTypes);
 }
 
 }  // namespace eagervm::kernels

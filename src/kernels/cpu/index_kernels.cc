@@ -106,10 +106,10 @@ struct IndexSelect {
 }  // namespace
 
 void RegisterIndexCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<ArgReduce<true>::Kernel>(r, "Argmax", kNumericTypes);
-  RegisterCpu<ArgReduce<false>::Kernel>(r, "Argmin", kNumericTypes);
-  RegisterCpu<OneHot>(r, "OneHot", kAllTypes);
-  RegisterCpu<IndexSelect>(r, "IndexSelect", kAllTypes);
+  RegisterCpu<ArgReduce<true>::Kernel>(r, builtin::kArgmax, kNumericTypes);
+  RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericTypes);
+  RegisterCpu<OneHot>(r, builtin::kOneHot, kAllTypes);
+  RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllTypes);
 }
 
 }  // namespace eagervm::kernels

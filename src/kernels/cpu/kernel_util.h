@@ -6,9 +6,12 @@
 #include <string_view>
 
 #include "eagervm/custom_op.h"
+#include "ops/builtin.h"
 #include "ops/op_registry.h"
 
 namespace eagervm::kernels {
+
+namespace builtin = ::eagervm::internal::builtin;
 
 // Calls F<T>::Run(ctx) for the dtype `d`; F is a class template.
 template <template <typename> class F>
@@ -30,9 +33,9 @@ KernelFn KernelFor(DType d) {
 
 // Registers F<T> as the CPU kernel of `op` for each dtype in `dtypes`.
 template <template <typename> class F>
-void RegisterCpu(internal::OpRegistry& r, std::string_view op,
+void RegisterCpu(internal::OpRegistry& r, const internal::BuiltinOp& op,
                  std::initializer_list<DType> dtypes) {
-  for (DType d : dtypes) (void)r.RegisterTypedKernel(op, DeviceType::kCPU, d, KernelFor<F>(d));
+  for (DType d : dtypes) (void)r.RegisterTypedKernel(op.name, DeviceType::kCPU, d, KernelFor<F>(d));
 }
 
 inline constexpr std::initializer_list<DType> kNumericTypes = {DType::kInt32, DType::kInt64,

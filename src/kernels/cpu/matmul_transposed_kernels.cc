@@ -74,8 +74,8 @@ struct MatMulTransposed {
 }  // namespace
 
 void RegisterMatMulTransposedCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<MatMulTransposed>(r, "MatMulTransposed", kNumericTypes);
-  RegisterCpu<MatMulTransposed>(r, "BatchMatMul", kNumericTypes);
+  RegisterCpu<MatMulTransposed>(r, builtin::kMatMulTransposed, kNumericTypes);
+  RegisterCpu<MatMulTransposed>(r, builtin::kBatchMatMul, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

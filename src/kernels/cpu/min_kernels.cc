@@ -41,7 +41,7 @@ struct MinReduce {
 }  // namespace
 
 void RegisterMinCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<MinReduce>(r, "Min", kNumericTypes);
+  RegisterCpu<MinReduce>(r, builtin::kMin, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

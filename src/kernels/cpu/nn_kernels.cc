@@ -68,8 +68,8 @@ struct LayerNorm {
 }  // namespace
 
 void RegisterNnCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Gelu>(r, "Gelu", kFloatTypes);
-  RegisterCpu<LayerNorm>(r, "LayerNorm", kFloatTypes);
+  RegisterCpu<Gelu>(r, builtin::kGelu, kFloatTypes);
+  RegisterCpu<LayerNorm>(r, builtin::kLayerNorm, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels
