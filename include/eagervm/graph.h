@@ -90,7 +90,7 @@ class EAGERVM_EXPORT Graph {
   // Never blocks; any thread.
   GraphStats GetStats() const;
 
-  struct State;  // the captured program and its plan (src/graph/graph_state.h)
+  struct State;  // the captured program and its plan (defined in src/graph/graph.cc)
 
  private:
   explicit Graph(std::shared_ptr<State> state) : state_(std::move(state)) {}
