@@ -22,7 +22,7 @@ bool Engine::Schedule(InstructionList* incoming) {
   // engine (the scheduler, or a user thread holding the engine lock).
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
-  if (!active_streams_.empty()) progress |= ReleaseFinished();
+  if (!active_streams_.empty()) progress |= RetireFinished();
   if (!barriers_.empty()) progress |= RunBarriers();
   if (!incoming->empty()) {
     Intake(incoming);
@@ -38,17 +38,17 @@ bool Engine::Schedule(InstructionList* incoming) {
   return progress;
 }
 
-bool Engine::ReleaseOnly() {
+bool Engine::RetireOnly() {
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
-  if (!active_streams_.empty()) progress |= ReleaseFinished();
+  if (!active_streams_.empty()) progress |= RetireFinished();
   counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
   progress |= UpdateCompletionWish();
   return progress;
 }
 
 // A completion can unblock an instruction waiting for a release, a barrier,
-// or a ready instruction left for the next pass (ReleaseOnly's); with none
+// or a ready instruction left for the next pass (RetireOnly's); with none
 // of them, a worker in the middle of a batch need not wake the scheduler
 // (vm/streams/completion_signal.h). Turning the wish on reports progress, so the
 // driver polls once more before it sleeps.
@@ -82,16 +82,16 @@ bool Engine::HasUnreleasedWriter(BlobObject& blob) const {
   return Alive(blob.dependence().last_writer);
 }
 
-// Releases, per active stream, the finished prefix of its running list. Only
-// the head is polled: release is in order per stream.
-bool Engine::ReleaseFinished() {
+// Retires, per active stream, the finished prefix of its running list. Only
+// the head is polled: retirement is in order per stream.
+bool Engine::RetireFinished() {
   bool progress = false;
   for (size_t i = 0; i < active_streams_.size();) {
     VmStream* s = active_streams_[i];
     while (!s->running.empty() && s->policy()->QueryDone(s->running.head)) {
       Instruction* instr = s->running.PopFront();
       VmCounters::Add<int64_t>(counters_->running_depth, -1);
-      Release(instr);
+      Retire(instr);
       progress = true;
     }
     if (s->running.empty()) {
@@ -105,8 +105,8 @@ bool Engine::ReleaseFinished() {
   return progress;
 }
 
-[[gnu::always_inline]] inline void Engine::Release(Instruction* instr, bool lively) {
-  for (Instruction* succ : instr->on_release) {
+[[gnu::always_inline]] inline void Engine::Retire(Instruction* instr, bool lively) {
+  for (Instruction* succ : instr->on_retire) {
     if (--succ->in_degree == 0) MakeReady(succ);
   }
   if (lively) LivelyErase(instr);
@@ -217,7 +217,7 @@ void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
     if (src->state() == InstrState::kRunning || src->state() == InstrState::kReady) return;
     src->on_dispatch.push_back(dst);
   } else {
-    src->on_release.push_back(dst);
+    src->on_retire.push_back(dst);
   }
   ++dst->in_degree;
 }
@@ -297,7 +297,7 @@ void Engine::Dispatch(Instruction* instr, bool lively) {
     // is in order per stream): released now, not in a later pass through the
     // stream's running list (and no one need ask whether it is done).
     if (was_idle && (direct || s->policy()->QueryDone(instr))) {
-      Release(instr, lively);
+      Retire(instr, lively);
       return;
     }
     if (direct) instr->MarkDone();
