@@ -41,4 +41,10 @@ absl::Status CheckNumeric(const Tensor& t, std::string_view op) {
   return absl::OkStatus();
 }
 
+absl::Status CheckFloating(const Tensor& t, std::string_view op) {
+  if (IsFloating(t.dtype())) return absl::OkStatus();
+  return absl::InvalidArgumentError(base::Cat(op, ": needs a floating-point tensor, got ",
+                                              t.dtype(), " ", t.shape(), "; use Cast"));
+}
+
 }  // namespace eagervm::internal

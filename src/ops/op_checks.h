@@ -1,4 +1,6 @@
-// Validation shared by the ops: every failure names the op and the shapes.
+// Checks of an op's tensor arguments (defined, ok, device, dtype, shape),
+// shared by the ops: every failure names the op and the shapes. Shape and
+// scalar math is in ops/op_util.h.
 #ifndef EAGERVM_OPS_OP_CHECKS_H_
 #define EAGERVM_OPS_OP_CHECKS_H_
 
@@ -16,6 +18,8 @@ absl::Status CheckSameDeviceAndDType(const Tensor& a, const Tensor& b, std::stri
 absl::Status CheckSameMeta(const Tensor& a, const Tensor& b, std::string_view op);
 // Not bool (arithmetic is not defined on it).
 absl::Status CheckNumeric(const Tensor& t, std::string_view op);
+// float32 or float64, else "op: needs a floating-point tensor, got int32 [3]; use Cast".
+absl::Status CheckFloating(const Tensor& t, std::string_view op);
 
 // The common case of an op on two tensors, in a few loads and no call: both
 // defined, ok (not error tensors, made in this process) and of one device,

@@ -25,12 +25,6 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::strin
   return out;
 }
 
-absl::Status CheckFloating(const Tensor& t, std::string_view op) {
-  if (IsFloating(t.dtype())) return absl::OkStatus();
-  return absl::InvalidArgumentError(base::Cat(op, ": needs a floating-point tensor, got ",
-                                              t.dtype(), " ", t.shape(), "; use Cast"));
-}
-
 std::string ScalarToString(const Scalar& s) {
   std::ostringstream os;
   os << s;

@@ -1,5 +1,7 @@
-// Helpers shared by the functional ops: shape and scalar validation with
-// messages that name the op, and the "make the output, queue, return it" step.
+// Shape and scalar math shared by the ops (broadcasting, axes, scalars that
+// must fit a dtype), with messages that name the op. Checks of tensor
+// arguments are in ops/op_checks.h; making the output and queueing the call
+// in ops/submit_op.h.
 #ifndef EAGERVM_OPS_OP_UTIL_H_
 #define EAGERVM_OPS_OP_UTIL_H_
 
@@ -14,9 +16,6 @@ namespace eagervm::internal {
 
 // The numpy broadcast of two shapes, or "op: cannot broadcast [2,3] with [4]".
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::string_view op);
-
-// float32 or float64, else "op: needs a floating-point tensor, got int32 [3]; use Cast".
-absl::Status CheckFloating(const Tensor& t, std::string_view op);
 
 // A scalar argument is converted to the tensor's dtype and must survive that
 // exactly: 2.5 or 3e9 for an int32 tensor is an error, not a silent rounding.
