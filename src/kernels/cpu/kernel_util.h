@@ -16,19 +16,10 @@ namespace builtin = ::eagervm::internal::builtin;
 // Calls F<T>::Run(ctx) for the dtype `d`; F is a class template.
 template <template <typename> class F>
 KernelFn KernelFor(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return [](KernelContext& c) { return F<bool>::Run(c); };
-    case DType::kInt32:
-      return [](KernelContext& c) { return F<int32_t>::Run(c); };
-    case DType::kInt64:
-      return [](KernelContext& c) { return F<int64_t>::Run(c); };
-    case DType::kFloat32:
-      return [](KernelContext& c) { return F<float>::Run(c); };
-    case DType::kFloat64:
-      return [](KernelContext& c) { return F<double>::Run(c); };
-  }
-  return nullptr;
+  return VisitDType(d, [](auto zero) -> KernelFn {
+    using T = decltype(zero);
+    return [](KernelContext& c) { return F<T>::Run(c); };
+  });
 }
 
 // Registers F<T> as the CPU kernel of `op` for each dtype in `dtypes`.

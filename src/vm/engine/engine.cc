@@ -10,11 +10,6 @@
 #include "vm/streams/vm_stream.h"
 
 namespace eagervm::vm {
-namespace {
-constexpr size_t kCompactReadersAbove = 16;
-
-bool Alive(const InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r); }
-}  // namespace
 
 bool Engine::Schedule(InstructionList* incoming) {
   // Every other member (and StreamPolicy::QueryDone, Run on inline streams,
@@ -79,7 +74,7 @@ void Engine::RunAlone(Instruction* instr) {
 // is dispatched (the WAW edge waits for the release on the CPU).
 bool Engine::HasUnreleasedWriter(BlobObject& blob) const {
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
-  return Alive(blob.dependence().last_writer);
+  return blob.dependence().last_writer.alive();
 }
 
 // Retires, per active stream, the finished prefix of its running list. Only
@@ -171,10 +166,10 @@ void Engine::Intake(InstructionList* list) {
 void Engine::Link(Instruction* instr) {
   for (const Access& a : instr->accesses) {
     Dependence& dep = a.blob->dependence();
-    if (Alive(dep.last_writer)) AddEdge(dep.last_writer, instr);
+    if (dep.last_writer.alive()) AddEdge(dep.last_writer, instr);
     if (a.write) {
       for (const InstrRef& r : dep.readers) {
-        if (Alive(r)) AddEdge(r, instr);
+        if (r.alive()) AddEdge(r, instr);
       }
       dep.readers.clear();
       dep.last_writer = instr->ref();
@@ -182,15 +177,15 @@ void Engine::Link(Instruction* instr) {
     }
     // A released reader needs no edge: the latest one's slot is reused (a
     // tensor read by every op of a chain keeps one entry, not a growing list).
-    if (!dep.readers.empty() && !Alive(dep.readers.back())) {
+    if (!dep.readers.empty() && !dep.readers.back().alive()) {
       dep.readers.back() = instr->ref();
       continue;
     }
     if (dep.readers.size() >= dep.compact_readers_at) {
       const InstrRef* live_end = std::remove_if(dep.readers.begin(), dep.readers.end(),
-                                                [](const InstrRef& r) { return !Alive(r); });
+                                                [](const InstrRef& r) { return !r.alive(); });
       dep.readers.truncate(static_cast<uint32_t>(live_end - dep.readers.begin()));
-      dep.compact_readers_at = std::max<size_t>(kCompactReadersAbove, 2 * dep.readers.size());
+      dep.compact_readers_at = std::max<size_t>(Dependence::kCompactReadersAbove, 2 * dep.readers.size());
     }
     dep.readers.push_back(instr->ref());
   }
@@ -202,7 +197,7 @@ void Engine::Link(Instruction* instr) {
 // the device for each of its device_waits); any other edge waits for the
 // source's release.
 void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
-  EAGERVM_DCHECK(Alive(src_ref), "Engine::AddEdge from a released instruction");
+  EAGERVM_DCHECK(src_ref.alive(), "Engine::AddEdge from a released instruction");
   Instruction* src = src_ref.instr;
   if (src == dst) return;
   const bool same_stream = src->stream() == dst->stream();

@@ -24,6 +24,11 @@ class VmStream;
 
 class Instruction {
  public:
+  // Every policy lives inline in the instruction (Emplace asserts the fit):
+  // no allocation per instruction. The largest is OpCallPolicy, whose
+  // KernelArgs keep an op's operands, metas and scalars inline (552 bytes on
+  // x86-64 with GCC 12; vm/policies/op_call_policy.cc asserts it fits); the
+  // rest leaves room for KernelArgs to grow without a heap block per op.
   static constexpr size_t kPolicyBufferSize = 1280;
 
   Instruction() = default;
@@ -158,6 +163,8 @@ struct InstructionList {
     *other = InstructionList();
   }
 };
+
+inline bool InstrRef::alive() const { return instr != nullptr && instr->IsAlive(*this); }
 
 }  // namespace eagervm::vm
 

@@ -5,10 +5,15 @@
 #include "base/check.h"
 #include "base/fault_injection.h"
 #include "base/str_cat.h"
+#include "vm/engine/instruction.h"
 #include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
 
 namespace eagervm::vm {
+
+// The largest policy; Instruction::kPolicyBufferSize is sized for it.
+static_assert(sizeof(OpCallPolicy) <= Instruction::kPolicyBufferSize,
+              "OpCallPolicy outgrew the instruction's inline policy buffer");
 
 void OpCallPolicy::GetAccesses(AccessList*) const {
   // Never called: EagerBuilder::NewKernelCall records an op call's accesses
