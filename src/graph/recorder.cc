@@ -65,7 +65,9 @@ int Recorder::BufferOf(const Tensor& t) {
   return it->second;
 }
 
-Value Recorder::ValueOf(const Tensor& t) { return Value{BufferOf(t), t.meta(), internal::ImplOf(t)->offset}; }
+Value Recorder::ValueOf(const Tensor& t) {
+  return Value{BufferOf(t), t.meta(), internal::ImplOf(t)->offset};
+}
 
 absl::Status Recorder::Refuse(const char* what, const char* why) {
   absl::Status s = absl::FailedPreconditionError(base::Cat(

@@ -11,7 +11,8 @@ namespace {
 Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
   // Same shape, dtype and device (most elementwise calls): the output's meta
   // is a's, nothing to broadcast, and every check below would pass.
-  if (internal::UsableWithSameMeta(a, b) && internal::ImplOf(a)->meta.dtype != DType::kBool) [[likely]] {
+  if (internal::UsableWithSameMeta(a, b) && internal::ImplOf(a)->meta.dtype != DType::kBool)
+      [[likely]] {
     const TensorMeta& meta = internal::ImplOf(a)->meta;
     return internal::SubmitOpWithOutput(def, meta.dtype, meta, {&a, &b});
   }

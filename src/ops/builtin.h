@@ -89,17 +89,61 @@ inline constexpr BuiltinOp kDivScalarInplace{"DivScalarInplace", 0b1};
 
 // Every built-in op, in definition order (RegisterBuiltinOps).
 inline constexpr const BuiltinOp* kAllBuiltins[] = {
-    &kFill,        &kFillInplace, &kCopy,          &kCopyInto,    &kAdd,
-    &kAddInplace,  &kMulScalarInplace, &kSub,      &kMul,         &kDiv,
-    &kMaximum,     &kAddScalar,   &kSubScalar,     &kMulScalar,   &kDivScalar,
-    &kRelu,        &kNeg,         &kExp,           &kLog,         &kSigmoid,
-    &kTanh,        &kSqrt,        &kMatMul,        &kTranspose,   &kSum,
-    &kMean,        &kMax,         &kCast,          &kRandomNormal, &kEq,
-    &kNe,          &kLt,          &kLe,            &kGt,          &kGe,
-    &kWhere,       &kMinimum,     &kAbs,           &kPow,         &kSoftmax,
-    &kLogSoftmax,  &kCrossEntropy, &kGelu,         &kLayerNorm,   &kArgmax,
-    &kArgmin,      &kOneHot,      &kIndexSelect,   &kMatMulTransposed, &kMin,
-    &kBatchMatMul, &kConcat,      &kSplit,         &kSubInplace,  &kAxpy,
+    &kFill,
+    &kFillInplace,
+    &kCopy,
+    &kCopyInto,
+    &kAdd,
+    &kAddInplace,
+    &kMulScalarInplace,
+    &kSub,
+    &kMul,
+    &kDiv,
+    &kMaximum,
+    &kAddScalar,
+    &kSubScalar,
+    &kMulScalar,
+    &kDivScalar,
+    &kRelu,
+    &kNeg,
+    &kExp,
+    &kLog,
+    &kSigmoid,
+    &kTanh,
+    &kSqrt,
+    &kMatMul,
+    &kTranspose,
+    &kSum,
+    &kMean,
+    &kMax,
+    &kCast,
+    &kRandomNormal,
+    &kEq,
+    &kNe,
+    &kLt,
+    &kLe,
+    &kGt,
+    &kGe,
+    &kWhere,
+    &kMinimum,
+    &kAbs,
+    &kPow,
+    &kSoftmax,
+    &kLogSoftmax,
+    &kCrossEntropy,
+    &kGelu,
+    &kLayerNorm,
+    &kArgmax,
+    &kArgmin,
+    &kOneHot,
+    &kIndexSelect,
+    &kMatMulTransposed,
+    &kMin,
+    &kBatchMatMul,
+    &kConcat,
+    &kSplit,
+    &kSubInplace,
+    &kAxpy,
     &kDivScalarInplace,
 };
 
@@ -127,15 +171,14 @@ static_assert(NamesAreUnique(), "two built-in ops share a name");
 
 // Expands to a reference to the OpDef of built-in op `builtin::k<Name>`
 // (e.g. EAGERVM_BUILTIN_OP(kAdd)), resolved once per call site.
-#define EAGERVM_BUILTIN_OP(constant)                                                \
-  ([]() -> const ::eagervm::internal::OpDef& {                                    \
-    static_assert(::eagervm::internal::builtin::IsListed(                         \
-                      ::eagervm::internal::builtin::constant),                    \
-                  "not in builtin::kAllBuiltins");                                \
-    static const ::eagervm::internal::OpDef& def =                                \
-        ::eagervm::internal::OpRegistry::Get().MustFind(                          \
-            ::eagervm::internal::builtin::constant.name);                         \
-    return def;                                                                   \
+#define EAGERVM_BUILTIN_OP(constant)                                                              \
+  ([]() -> const ::eagervm::internal::OpDef& {                                                    \
+    static_assert(::eagervm::internal::builtin::IsListed(::eagervm::internal::builtin::constant), \
+                  "not in builtin::kAllBuiltins");                                                \
+    static const ::eagervm::internal::OpDef& def =                                                \
+        ::eagervm::internal::OpRegistry::Get().MustFind(                                          \
+            ::eagervm::internal::builtin::constant.name);                                         \
+    return def;                                                                                   \
   }())
 
 #endif  // EAGERVM_OPS_BUILTIN_H_

@@ -19,8 +19,8 @@ absl::Status AddInplace(const Tensor& self, const Tensor& other) {
     if (!staged.ok()) return staged.status();
     return AddInplace(self, *staged);
   }
-  if (internal::UsableWithSameMeta(self, other) && internal::ImplOf(self)->meta.dtype != DType::kBool)
-      [[likely]] {
+  if (internal::UsableWithSameMeta(self, other) &&
+      internal::ImplOf(self)->meta.dtype != DType::kBool) [[likely]] {
     return internal::SubmitOp(EAGERVM_BUILTIN_OP(kAddInplace), internal::ImplOf(self)->meta.dtype,
                               {&self, &other}, {});
   }

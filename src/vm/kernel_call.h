@@ -16,8 +16,8 @@ struct KernelCall {
   const KernelFn* kernel = nullptr;
   internal::MutatedMask mutated_mask;      // the inputs the kernel writes
   internal::MutatedMask overwritten_mask;  // ... without reading them (a subset)
-  bool may_run_inline = false;    // OpOptions::small_runs_inline
-  bool pure = false;              // OpOptions::pure (graph mode may drop or hoist it)
+  bool may_run_inline = false;             // OpOptions::small_runs_inline
+  bool pure = false;                       // OpOptions::pure (graph mode may drop or hoist it)
 };
 
 }  // namespace eagervm::vm

@@ -76,7 +76,9 @@ struct TensorAccess {
 // The TensorImpl behind `t` (null for an undefined tensor).
 inline const std::shared_ptr<TensorImpl>& ImplOf(const Tensor& t) { return TensorAccess::Impl(t); }
 // A handle to `impl`.
-inline Tensor WrapImpl(std::shared_ptr<TensorImpl> impl) { return TensorAccess::Wrap(std::move(impl)); }
+inline Tensor WrapImpl(std::shared_ptr<TensorImpl> impl) {
+  return TensorAccess::Wrap(std::move(impl));
+}
 
 // The status of a tensor made before fork(), used in the child.
 const absl::Status& ForkedTensorStatus();

@@ -185,7 +185,8 @@ void Engine::Link(Instruction* instr) {
       const InstrRef* live_end = std::remove_if(dep.readers.begin(), dep.readers.end(),
                                                 [](const InstrRef& r) { return !r.alive(); });
       dep.readers.truncate(static_cast<uint32_t>(live_end - dep.readers.begin()));
-      dep.compact_readers_at = std::max<size_t>(Dependence::kCompactReadersAbove, 2 * dep.readers.size());
+      dep.compact_readers_at =
+          std::max<size_t>(Dependence::kCompactReadersAbove, 2 * dep.readers.size());
     }
     dep.readers.push_back(instr->ref());
   }

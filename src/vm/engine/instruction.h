@@ -107,7 +107,7 @@ class Instruction {
   Instruction* lively_next = nullptr;
   int32_t in_degree = 0;
   base::SmallVector<Instruction*, 2> on_dispatch;  // same-stream successors
-  base::SmallVector<Instruction*, 2> on_retire;   // other successors
+  base::SmallVector<Instruction*, 2> on_retire;    // other successors
   // Cross-stream predecessors whose order this instruction's device enforces
   // itself (StreamPolicy::OrdersOnDevice). Consumed and cleared by the
   // stream policy's Run(); a predecessor already released needs no wait.

@@ -117,7 +117,8 @@ absl::Status EagerBuilder::AppendDeviceCopy(const Tensor& dst, const Tensor& src
   // from pageable memory) the stream's host pool, whose slow growth is paid
   // here, not on its thread. A host source a device copy wrote is that
   // device's pinned memory (D2H copies allocate there): no staging.
-  if (dst.device().is_cpu() || (src.device().is_cpu() && PageableHostSource(*internal::ImplOf(src)->blob()))) {
+  if (dst.device().is_cpu() ||
+      (src.device().is_cpu() && PageableHostSource(*internal::ImplOf(src)->blob()))) {
     (*stream)->policy()->ReserveHostStaging(dst.nbytes());
   }
   const internal::TensorImpl& d = *internal::ImplOf(dst);

@@ -52,8 +52,8 @@ struct OperandCost {
 // mutated input; inputs and outputs differ only there).
 [[gnu::always_inline]] inline OperandCost AppendOperand(const internal::TensorImpl& t, bool write,
                                                         VmStream* vs, internal::KernelArgs* args,
-                                                        uint32_t operands,
-                                                        internal::Operand* slot, Access* access) {
+                                                        uint32_t operands, internal::Operand* slot,
+                                                        Access* access) {
   BlobObject* blob = t.blob();
   OperandCost cost{0, false};
   if (write) {
@@ -128,9 +128,9 @@ struct OperandCost {
   internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
   Access* access = instr->accesses.append_uninitialized(operands);
   for (uint32_t i = 0; i < num_inputs; ++i) {
-    const internal_submit::OperandCost c = internal_submit::AppendOperand(
-        *internal::ImplOf(*a.inputs[i]), call.mutated_mask.has(i), vs, &args, operands, &in[i],
-        &access[i]);
+    const internal_submit::OperandCost c =
+        internal_submit::AppendOperand(*internal::ImplOf(*a.inputs[i]), call.mutated_mask.has(i),
+                                       vs, &args, operands, &in[i], &access[i]);
     bytes += c.bytes;
     if (c.holds) holds_nothing = false;
   }
