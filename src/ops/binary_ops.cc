@@ -16,10 +16,7 @@ Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
     const TensorMeta& meta = internal::ImplOf(a)->meta;
     return internal::SubmitOpWithOutput(def, meta.dtype, meta, {&a, &b});
   }
-  absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
-  if (s.ok()) s = internal::CheckNumeric(a, def.name);
-  if (!s.ok()) return Tensor::Error(std::move(s));
-  absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
+  absl::StatusOr<Shape> shape = internal::CheckBroadcastOperands(a, b, def.name, /*numeric=*/true);
   if (!shape.ok()) return Tensor::Error(shape.status());
   return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, a.dtype(), a.device()},
                                       {&a, &b});

@@ -12,11 +12,9 @@
 namespace eagervm::ops {
 namespace {
 
-// out dtype `out_dtype` (kBool for comparisons), kernel picked by the inputs' dtype.
+// Output bool, of the broadcast shape; the kernel is picked by the inputs' dtype.
 Tensor Compare(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
-  absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
-  if (!s.ok()) return Tensor::Error(std::move(s));
-  absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
+  absl::StatusOr<Shape> shape = internal::CheckBroadcastOperands(a, b, def.name, /*numeric=*/false);
   if (!shape.ok()) return Tensor::Error(shape.status());
   return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, DType::kBool, a.device()},
                                       {&a, &b});

@@ -24,13 +24,7 @@ Tensor ArgReduce(const internal::OpDef& def, const Tensor& x, int axis, bool kee
     return Tensor::Error(absl::InvalidArgumentError(base::Cat(
         def.name, ": axis ", axis, " of ", x.shape(), " has size 0; there is no element to pick")));
   }
-  Shape out;
-  for (int d = 0; d < x.dim(); ++d) {
-    if (d != *a)
-      out.push_back(x.size(d));
-    else if (keepdim)
-      out.push_back(1);
-  }
+  const Shape out = internal::ReducedShape(x.shape(), *a, keepdim);
   return internal::SubmitOpWithOutput(def, x.dtype(), TensorMeta{out, DType::kInt64, x.device()},
                                       {&x}, {Scalar(int64_t{*a})});
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "eagervm/tensor.h"
 #include "vm/tensor_impl.h"
 
@@ -20,6 +21,10 @@ absl::Status CheckSameMeta(const Tensor& a, const Tensor& b, std::string_view op
 absl::Status CheckNumeric(const Tensor& t, std::string_view op);
 // float32 or float64, else "op: needs a floating-point tensor, got int32 [3]; use Cast".
 absl::Status CheckFloating(const Tensor& t, std::string_view op);
+// The operands of an element-wise op on two tensors: CheckSameDeviceAndDType,
+// then CheckNumeric of `a` when `numeric`; their numpy broadcast shape.
+absl::StatusOr<Shape> CheckBroadcastOperands(const Tensor& a, const Tensor& b, std::string_view op,
+                                             bool numeric);
 
 // The common case of an op on two tensors, in a few loads and no call: both
 // defined, ok (not error tensors, made in this process) and of one device,

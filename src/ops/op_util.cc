@@ -85,4 +85,15 @@ absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view
   return axis < 0 ? axis + rank : axis;
 }
 
+Shape ReducedShape(const Shape& in, int axis, bool keepdim) {
+  Shape out;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (d != axis)
+      out.push_back(in[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
 }  // namespace eagervm::internal

@@ -25,6 +25,9 @@ std::string ScalarToString(const Scalar& s);
 
 // Normalises `axis` (negative counts from the end) against `shape`.
 absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view op);
+// The shape of a reduction of `in` along `axis` (normalised): `in` without
+// that dimension, or with it as 1 when `keepdim`.
+Shape ReducedShape(const Shape& in, int axis, bool keepdim);
 
 }  // namespace eagervm::internal
 

@@ -29,12 +29,7 @@ Tensor Reduce(const internal::OpDef& def, Kind kind, const Tensor& x, bool all, 
     absl::StatusOr<int> a = internal::NormalizeAxis(axis, x.shape(), def.name);
     if (!a.ok()) return Tensor::Error(a.status());
     kernel_axis = *a;
-    for (int d = 0; d < x.dim(); ++d) {
-      if (d != *a)
-        out.push_back(x.size(d));
-      else if (keepdim)
-        out.push_back(1);
-    }
+    out = internal::ReducedShape(x.shape(), *a, keepdim);
   }
   const int64_t extent = all ? x.numel() : x.size(static_cast<int>(kernel_axis));
   if (kind == Kind::kMax && extent == 0) {

@@ -55,23 +55,6 @@ struct MinOp {
   }
 };
 
-// out[i] = Op(a[i * sa], b[i * sb]), out of any element type.
-template <typename Op, typename O, typename T>
-void Row(O* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
-  if (sa != 0 && sb != 0) {
-    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], b[i]);
-  } else if (sa != 0) {
-    const T y = b[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], y);
-  } else if (sb != 0) {
-    const T x = a[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(x, b[i]);
-  } else {
-    const O v = Op::Apply(a[0], b[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = v;
-  }
-}
-
 template <typename Op, typename O, typename T>
 void Broadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
   const Shape& out_shape = ctx.output_meta(0).shape;
@@ -80,12 +63,12 @@ void Broadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
   const int64_t n = out_shape.numel();
   if (n == 0) return;
   if (a_shape == b_shape) {
-    Row<Op>(out, a, b, n, 1, 1);
+    BinaryRow<Op>(out, a, b, n, 1, 1);
     return;
   }
   const BroadcastPlan plan = MakeBroadcastPlan(out_shape, a_shape, b_shape);
   ForEachRow(plan, [&](int64_t o, int64_t ia, int64_t ib, int64_t len, int64_t sa, int64_t sb) {
-    Row<Op>(out + o, a + ia, b + ib, len, sa, sb);
+    BinaryRow<Op>(out + o, a + ia, b + ib, len, sa, sb);
   });
 }
 
