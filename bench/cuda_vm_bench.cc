@@ -232,7 +232,7 @@ std::vector<Row> ThousandKernels(int reps) {
   });
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  const eagervm::GraphStats st = replay.stats();
+  const eagervm::GraphStats st = replay.GetStats();
   std::printf("graph replay: %lld CUDA graph launches, %lld fallbacks\n",
               static_cast<long long>(st.device_graph_runs),
               static_cast<long long>(st.device_graph_fallbacks));

@@ -56,7 +56,7 @@ void BM_GraphStep(benchmark::State& state) {
     if (!Sync().ok()) state.SkipWithError("Sync failed");
   }
   state.SetItemsProcessed(state.iterations() * kQueued);
-  state.counters["segments"] = static_cast<double>(g->stats().segments);
+  state.counters["segments"] = static_cast<double>(g->GetStats().segments);
   state.counters["run_ns"] =
       benchmark::Counter(static_cast<double>(state.iterations() * kQueued),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);

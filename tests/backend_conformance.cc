@@ -367,7 +367,7 @@ TEST_P(BackendConformance, GraphReplayEqualsEager) {
     ExpectNear((*got)[0], want[0], "graph output 0, run " + std::to_string(r));
     ExpectNear((*got)[1], want[1], "graph output 1, run " + std::to_string(r));
   }
-  EXPECT_EQ(g->stats().runs, 4);
+  EXPECT_EQ(g->GetStats().runs, 4);
 }
 
 // Overlapping views of one storage: the input is read as it was before the

@@ -47,7 +47,7 @@ void ReplayMatchesEager(bool device_graphs) {
     EXPECT_EQ(Read(w), Read(w_eager)) << "run " << r;
   }
   ASSERT_TRUE(Sync().ok());
-  const GraphStats s = g->stats();
+  const GraphStats s = g->GetStats();
   if (device_graphs) {
     EXPECT_GE(s.device_graph_runs + s.device_graph_fallbacks, 1);
     EXPECT_GE(s.device_graph_runs, 4) << "fallbacks: " << s.device_graph_fallbacks;

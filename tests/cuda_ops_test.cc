@@ -163,7 +163,7 @@ TEST_F(CudaOps, Reductions) {
     Differential<int32_t>([](const std::vector<Tensor>& in) { return ops::Sum(in[0]); }, {i});
     if (s.numel() > 0)
       Differential<int32_t>([](const std::vector<Tensor>& in) { return ops::Max(in[0]); }, {i});
-    for (int axis = 0; axis < s.size(); ++axis) {
+    for (int axis = 0; axis < s.rank(); ++axis) {
       for (bool keep : {false, true}) {
         Differential<float>(
             [&](const std::vector<Tensor>& in) { return ops::Sum(in[0], axis, keep); }, {f}, 1e-4);

@@ -107,7 +107,7 @@ TEST(GraphCriticalSections, ReadOnlyParametersAddNoSegments) {
     return std::vector<Tensor>{y};
   });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_LE(g->stats().segments, 2);
+  EXPECT_LE(g->GetStats().segments, 2);
   std::vector<Tensor> out = g->Run({Make<float>({0, 0}, {2})}).value();
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{63 * 64 / 2, 64}));
   // An eager update of a read-only parameter is seen by the next run.
@@ -137,7 +137,7 @@ TEST(GraphCriticalSections, SmallWrittenParametersShareASegment) {
   absl::StatusOr<Graph> g = Graph::Capture(
       {F32({2})}, [&](const std::vector<Tensor>& in) { return SgdStep(in, params); });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_LE(g->stats().segments, 3);
+  EXPECT_LE(g->GetStats().segments, 3);
   for (int run = 0; run < 3; ++run) {
     Tensor x = Make<float>({1, 2}, {2});
     std::vector<Tensor> out = g->Run({x}).value();
@@ -154,7 +154,7 @@ TEST(GraphCriticalSections, LargeWrittenParametersKeepTheirCuts) {
   absl::StatusOr<Graph> g = Graph::Capture(
       {F32({kN})}, [&](const std::vector<Tensor>& in) { return SgdStep(in, params); });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->stats().segments, 4 + 2);
+  EXPECT_EQ(g->GetStats().segments, 4 + 2);
   std::vector<Tensor> out = g->Run({Full({kN}, 1.0, DType::kFloat32)}).value();
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{4.0f * kN}));
   EXPECT_EQ(Values<float>(params[3])[kN - 1], 0.5f);
@@ -179,7 +179,7 @@ TEST(GraphCriticalSections, GraphOptionsStreamChoosesThePlansStream) {
       },
       options);
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_LE(g->stats().segments, 2);
+  EXPECT_LE(g->GetStats().segments, 2);
   std::vector<Tensor> out = g->Run({Make<float>({1, 2}, {2})}).value();
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{2, 3}));
 }

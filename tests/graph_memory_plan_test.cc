@@ -100,7 +100,7 @@ TEST(MemoryPlan, CapturedRandomDagsWithinAQuarterOfTheLowerBound) {
           return std::vector<Tensor>{pool.back()};
         });
     ASSERT_TRUE(g.ok()) << g.status();
-    const GraphStats s = g->stats();
+    const GraphStats s = g->GetStats();
     EXPECT_LE(s.arena_bytes, s.lower_bound_bytes * 5 / 4) << "dag " << t;
   }
 }

@@ -33,8 +33,8 @@ TEST(Graph, ReplaysEqualEager) {
     EXPECT_EQ(Values<float>(got[0]), Values<float>(want[0]));
     EXPECT_EQ(Values<float>(got[1]), Values<float>(want[1]));
   }
-  EXPECT_EQ(g->stats().captured_nodes, 4);
-  EXPECT_EQ(g->stats().runs, 5);
+  EXPECT_EQ(g->GetStats().captured_nodes, 4);
+  EXPECT_EQ(g->GetStats().runs, 5);
 }
 
 TEST(Graph, ParametersAreCapturedByReference) {
@@ -85,7 +85,7 @@ TEST(Graph, AnIdentityGraphLaunchesNothing) {
   absl::StatusOr<Graph> g =
       Graph::Capture({F32({2})}, [](const std::vector<Tensor>& in) { return in; });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->stats().segments, 0);
+  EXPECT_EQ(g->GetStats().segments, 0);
   Tensor x = Make<float>({3, 4}, {2});
   const uint64_t before = VirtualMachine::Get().GetStats().received;
   std::vector<Tensor> out = RunOk(*g, {x});
@@ -110,7 +110,7 @@ TEST(Graph, WrongInputsAreRejectedNamingIndexAndMetas) {
   EXPECT_NE(r.status().message().find("[2]"), std::string::npos) << r.status();
   r = g->Run({Make<float>({1, 2, 3, 4}, {4})});
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(g->stats().runs, 0);
+  EXPECT_EQ(g->GetStats().runs, 0);
 }
 
 // Each thing that cannot be captured fails Capture, naming itself, even when
@@ -186,9 +186,9 @@ TEST(Graph, ConstantsAreHoistedAndDeadCodeDropped) {
     return std::vector<Tensor>{ops::Add(ops::Mul(in[0], c), v)};
   });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->stats().captured_nodes, 6);
-  EXPECT_EQ(g->stats().constant_nodes, 3);
-  EXPECT_EQ(g->stats().nodes, 2);
+  EXPECT_EQ(g->GetStats().captured_nodes, 6);
+  EXPECT_EQ(g->GetStats().constant_nodes, 3);
+  EXPECT_EQ(g->GetStats().nodes, 2);
   for (int r = 0; r < 3; ++r) {
     std::vector<Tensor> out = RunOk(*g, {Make<float>({1, 1, 1, float(r)}, {4})});
     EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{7, 8, 9, 4.f + 6 * r}));
@@ -203,7 +203,7 @@ TEST(Graph, ChainOfEqualTemporariesPlansAboutTwoBuffers) {
     return std::vector<Tensor>{t};
   });
   ASSERT_TRUE(g.ok()) << g.status();
-  const GraphStats s = g->stats();
+  const GraphStats s = g->GetStats();
   EXPECT_EQ(s.lower_bound_bytes, 2 * 1024);
   EXPECT_LE(s.arena_bytes, s.lower_bound_bytes * 5 / 4);
   std::vector<float> x(256, 0.5f);
@@ -306,7 +306,7 @@ TEST(Graph, RunsFromSeveralThreads) {
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(Values<float>(acc), (std::vector<float>{400}));
-  EXPECT_EQ(g->stats().runs, 400);
+  EXPECT_EQ(g->GetStats().runs, 400);
 }
 
 TEST(Graph, NodesOnTwoStreams) {
@@ -320,7 +320,7 @@ TEST(Graph, NodesOnTwoStreams) {
     return std::vector<Tensor>{ops::Sub(b, a)};
   });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_GE(g->stats().segments, 3);
+  EXPECT_GE(g->GetStats().segments, 3);
   for (int r = 0; r < 10; ++r) {
     std::vector<Tensor> out = RunOk(*g, {Make<float>({1, 2, float(r)}, {3})});
     EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{4, 6, 2.f * (r + 1)}));
@@ -336,11 +336,11 @@ TEST(Graph, KernelTemporariesComeFromTheArenaAfterTheFirstRun) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) * 0.1f;
   Tensor in = FromVector<float>(x, {64, 64});
   const std::vector<float> want = Values<float>(ops::Sum(ops::Exp(in), 0));
-  const int64_t planned = g->stats().arena_bytes;
+  const int64_t planned = g->GetStats().arena_bytes;
   for (int r = 0; r < 3; ++r) EXPECT_EQ(Values<float>(RunOk(*g, {in})[0]), want);
   // The float Sum accumulates in a temporary: the first run sized it, the
   // second reserved it in the arena.
-  EXPECT_GT(g->stats().arena_bytes, planned);
+  EXPECT_GT(g->GetStats().arena_bytes, planned);
 }
 
 }  // namespace

@@ -216,7 +216,7 @@ TEST(GraphWrongResults, ACustomOpWithNoInputsIsNotAConstant) {
     return std::vector<Tensor>{ops::Add(in[0], (*s)[0])};
   });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->stats().constant_nodes, 0);
+  EXPECT_EQ(g->GetStats().constant_nodes, 0);
   ASSERT_TRUE(Sync().ok());
   std::vector<float> got;
   const int base = g_sensor.load();
@@ -250,8 +250,8 @@ TEST(GraphWrongResults, PureOpsAreStillHoistedAndDropped) {
     return std::vector<Tensor>{ops::Add(in[0], ops::AddScalar(Full({2}, 1.0, DType::kFloat32), 1))};
   });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->stats().constant_nodes, 2);
-  EXPECT_EQ(g->stats().nodes, 1);
+  EXPECT_EQ(g->GetStats().constant_nodes, 2);
+  EXPECT_EQ(g->GetStats().nodes, 1);
 }
 
 // ---- (4) init-phase failures ------------------------------------------------
@@ -288,7 +288,7 @@ TEST(GraphWrongResults, AFailingConstantPoisonsTheRunAndTheNextRunRetries) {
     return std::vector<Tensor>{ops::Add(in[0], (*c)[0]), ops::Neg(in[0])};
   });
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->stats().constant_nodes, 1);
+  EXPECT_EQ(g->GetStats().constant_nodes, 1);
   ASSERT_TRUE(Sync().ok());
   g_flaky_failures = 1;
   std::vector<Tensor> out = RunOk(*g, {Make<float>({1, 1, 1, 1}, {4})});

@@ -26,7 +26,7 @@ std::atomic<int> failing_infers{0};
 absl::StatusOr<std::vector<TensorMeta>> TileInfer(const std::vector<TensorMeta>& in,
                                                   const Attrs& attrs) {
   tile_infers.fetch_add(1);
-  if (in.size() != 1 || in[0].shape.size() != 1) return absl::InvalidArgumentError("1-D input");
+  if (in.size() != 1 || in[0].shape.rank() != 1) return absl::InvalidArgumentError("1-D input");
   auto it = attrs.find("n");
   if (it == attrs.end()) return absl::InvalidArgumentError("needs attr 'n'");
   const int64_t n = std::get<int64_t>(it->second);

@@ -155,7 +155,7 @@ std::vector<T> EdgeData(Rng& rng, int64_t n, bool specials) {
 // Shapes that broadcast, empty ones included.
 std::pair<Shape, Shape> RandomPair(Rng& rng) {
   Shape out = testing::RandomShape(rng);
-  if (out.size() > 0 && rng() % 6 == 0) out[static_cast<int>(rng() % out.size())] = 0;
+  if (out.rank() > 0 && rng() % 6 == 0) out[static_cast<int>(rng() % out.rank())] = 0;
   auto p = testing::BroadcastPair(rng, out);
   if (rng() & 1) std::swap(p.first, p.second);
   return p;
@@ -195,15 +195,15 @@ template <typename T>
 void AddSoftmax(Cases& c, Rng& rng) {
   for (int iter = 0; iter < 30; ++iter) {
     Shape shape = testing::RandomShape(rng, 3, 6);
-    if (shape.size() == 0) shape = {4};
+    if (shape.rank() == 0) shape = {4};
     if (iter % 7 == 0) shape[0] = 0;
-    const int axis = static_cast<int>(rng() % shape.size());
+    const int axis = static_cast<int>(rng() % shape.rank());
     std::vector<T> x = EdgeData<T>(rng, shape.numel(), iter % 3 == 0);
     for (auto& v : x) v = static_cast<T>(v * (1 + iter % 5) + (iter % 4) * 1000);  // logits >= 1000
     Tensor t = Make(x, shape);
     const std::string at = "axis=" + std::to_string(axis);
     c.Add("Softmax", at, {t}, ops::Softmax(t, axis));
-    c.Add("LogSoftmax", at, {t}, ops::LogSoftmax(t, axis - shape.size()));
+    c.Add("LogSoftmax", at, {t}, ops::LogSoftmax(t, axis - shape.rank()));
     const int64_t n = rng() % 6, k = 1 + rng() % 5;
     std::vector<T> logits = EdgeData<T>(rng, n * k, iter % 5 == 0);
     for (auto& v : logits) v = static_cast<T>(v * 10 + (iter % 3) * 1500);
@@ -221,21 +221,21 @@ void AddNnIndex(Cases& c, Rng& rng) {
   const std::string tol = std::is_same_v<T, float> ? " rtol=2e-6" : "";
   for (int iter = 0; iter < 25; ++iter) {
     Shape shape = testing::RandomShape(rng, 3, 6);
-    if (shape.size() == 0) shape = {3};
+    if (shape.rank() == 0) shape = {3};
     if (iter % 8 == 0) shape[0] = 0;
     Tensor x = Make(EdgeData<T>(rng, shape.numel(), iter % 3 == 0), shape);
     c.Add("Gelu", tol.empty() ? "" : tol.substr(1), {x}, ops::Gelu(x));
     c.Add("Gelu", "tanh=1" + tol, {x}, ops::Gelu(x, true));
-    const int64_t d = shape[shape.size() - 1];
+    const int64_t d = shape[shape.rank() - 1];
     Tensor w = Make(RandomData<T>(rng, d), {d}), b = Make(RandomData<T>(rng, d), {d});
     Tensor xn = Make(EdgeData<T>(rng, shape.numel(), iter % 4 == 0), shape);
     c.Add("LayerNorm", "eps=1e-05", {xn, w, b}, ops::LayerNorm(xn, w, b, 1e-5));
-    const int axis = static_cast<int>(rng() % shape.size());
+    const int axis = static_cast<int>(rng() % shape.rank());
     if (shape[axis] > 0) {
       const std::string at =
           "axis=" + std::to_string(axis) + " keepdim=" + std::to_string(iter % 2);
       c.Add("Argmax", at, {x}, ops::Argmax(x, axis, iter % 2));
-      c.Add("Argmin", at, {x}, ops::Argmin(x, axis - shape.size(), iter % 2));
+      c.Add("Argmin", at, {x}, ops::Argmin(x, axis - shape.rank(), iter % 2));
       c.Add("Min", at, {x}, ops::Min(x, axis, iter % 2));
     }
     if (shape.numel() > 0) {
@@ -283,8 +283,8 @@ template <typename T>
 void AddConcat(Cases& c, Rng& rng) {
   for (int iter = 0; iter < 20; ++iter) {
     Shape base = testing::RandomShape(rng, 3, 4);
-    if (base.size() == 0) base = {2};
-    const int axis = static_cast<int>(rng() % base.size());
+    if (base.rank() == 0) base = {2};
+    const int axis = static_cast<int>(rng() % base.rank());
     std::vector<Tensor> ts;
     for (int p = 0, count = 1 + static_cast<int>(rng() % 3); p < count; ++p) {
       Shape s = base;

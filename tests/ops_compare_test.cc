@@ -19,10 +19,10 @@ using testing::Rng;
 using testing::Values;
 
 Shape BroadcastOf(const Shape& a, const Shape& b) {
-  const int rank = std::max(a.size(), b.size());
+  const int rank = std::max(a.rank(), b.rank());
   Shape out;
   for (int d = 0; d < rank; ++d) {
-    const int da = d - (rank - a.size()), db = d - (rank - b.size());
+    const int da = d - (rank - a.rank()), db = d - (rank - b.rank());
     const int64_t x = da < 0 ? 1 : a[da], y = db < 0 ? 1 : b[db];
     out.push_back(x == 1 ? y : x);
   }

@@ -19,7 +19,7 @@ std::vector<T> RefConcat(const std::vector<std::vector<T>>& parts, const std::ve
                          int axis) {
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= shapes[0][d];
-  for (int d = axis + 1; d < shapes[0].size(); ++d) inner *= shapes[0][d];
+  for (int d = axis + 1; d < shapes[0].rank(); ++d) inner *= shapes[0][d];
   std::vector<T> out;
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t p = 0; p < parts.size(); ++p) {
@@ -34,8 +34,8 @@ TEST(Concat, EveryAxisMatchesReferenceAndSplitUndoesIt) {
   Rng rng(21);
   for (int iter = 0; iter < 30; ++iter) {
     Shape base = testing::RandomShape(rng, 4, 4);
-    if (base.size() == 0) base = {3};
-    const int axis = static_cast<int>(rng() % base.size());
+    if (base.rank() == 0) base = {3};
+    const int axis = static_cast<int>(rng() % base.rank());
     const int count = 1 + static_cast<int>(rng() % 4);
     std::vector<std::vector<int64_t>> data;
     std::vector<Shape> shapes;
@@ -47,7 +47,7 @@ TEST(Concat, EveryAxisMatchesReferenceAndSplitUndoesIt) {
       data.push_back(RandomData<int64_t>(rng, s.numel()));
       ts.push_back(Make(data.back(), s));
     }
-    Tensor c = ops::Concat(ts, axis - (iter % 2) * base.size());
+    Tensor c = ops::Concat(ts, axis - (iter % 2) * base.rank());
     ASSERT_TRUE(c.ok()) << c.status();
     Shape want_shape = base;
     want_shape[axis] = 0;

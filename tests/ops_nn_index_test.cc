@@ -41,8 +41,8 @@ TEST(LayerNorm, MatchesFloat64ReferenceWithinOneMillionth) {
   Rng rng(2);
   for (int iter = 0; iter < 20; ++iter) {
     Shape shape = testing::RandomShape(rng, 3, 9);
-    if (shape.size() == 0) shape = {7};
-    const int64_t d = shape[shape.size() - 1];
+    if (shape.rank() == 0) shape = {7};
+    const int64_t d = shape[shape.rank() - 1];
     std::vector<float> x(static_cast<size_t>(shape.numel()));
     for (auto& v : x) v = static_cast<float>(1000 * (iter % 3) + std::normal_distribution<>()(rng));
     const auto w = RandomData<float>(rng, d), b = RandomData<float>(rng, d);

@@ -22,7 +22,7 @@ std::vector<T> Reference(R r, const std::vector<T>& x, const Shape& s, int axis)
   int64_t outer = 1, n = s.numel(), inner = 1;
   if (axis >= 0) {
     outer = inner = 1;
-    for (int d = 0; d < s.size(); ++d) {
+    for (int d = 0; d < s.rank(); ++d) {
       if (d < axis)
         outer *= s[d];
       else if (d > axis)
@@ -69,14 +69,14 @@ void CheckAllAxes(R r, const Shape& s, Rng& rng) {
     EXPECT_EQ(all.shape(), Shape{});
     testing::ExpectNear(Values<T>(all), Reference(r, x, s, -1), name, tol);
   }
-  for (int axis = -s.size(); axis < s.size(); ++axis) {
-    const int a = axis < 0 ? axis + s.size() : axis;
+  for (int axis = -s.rank(); axis < s.rank(); ++axis) {
+    const int a = axis < 0 ? axis + s.rank() : axis;
     if (r == R::kMax && s[a] == 0) continue;
     for (bool keepdim : {false, true}) {
       Tensor y = Call(r, t, axis, keepdim);
       ASSERT_TRUE(y.ok()) << y.status();
       Shape want_shape;
-      for (int d = 0; d < s.size(); ++d) {
+      for (int d = 0; d < s.rank(); ++d) {
         if (d != a)
           want_shape.push_back(s[d]);
         else if (keepdim)

@@ -21,7 +21,7 @@ std::vector<double> RefSoftmax(const std::vector<double>& x, const Shape& shape,
                                bool log) {
   int64_t outer = 1, n = shape[axis], inner = 1;
   for (int d = 0; d < axis; ++d) outer *= shape[d];
-  for (int d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape[d];
   std::vector<double> out(x.size());
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
@@ -60,15 +60,15 @@ TEST(Softmax, Float32WithinOneMillionthOfFloat64AlongEveryAxis) {
   Rng rng(1);
   for (int iter = 0; iter < 30; ++iter) {
     Shape shape = testing::RandomShape(rng, 4, 7);
-    if (shape.size() == 0) shape = {5};
-    const int axis = static_cast<int>(rng() % shape.size());
+    if (shape.rank() == 0) shape = {5};
+    const int axis = static_cast<int>(rng() % shape.rank());
     // Offsets up to 3000: a naive exp would overflow float32 and float64.
     const double offset = (iter % 3) * 1500.0;
     const auto xf = RandomLogits(rng, shape.numel(), 1 + iter % 10, offset);
     const std::vector<double> xd(xf.begin(), xf.end());
     Tensor x = Make(xf, shape);
     for (bool log : {false, true}) {
-      Tensor y = log ? ops::LogSoftmax(x, axis - (iter % 2) * shape.size()) : ops::Softmax(x, axis);
+      Tensor y = log ? ops::LogSoftmax(x, axis - (iter % 2) * shape.rank()) : ops::Softmax(x, axis);
       ASSERT_TRUE(y.ok()) << y.status();
       ASSERT_EQ(y.shape(), shape);
       const auto got = Values<float>(y);

@@ -45,9 +45,9 @@ inline Shape RandomShape(Rng& rng, int max_rank = 4, int64_t max_dim = 5) {
 // Two shapes that broadcast to `out`: leading dims dropped, some dims set to 1.
 inline std::pair<Shape, Shape> BroadcastPair(Rng& rng, const Shape& out) {
   auto derive = [&](void) {
-    const int drop = std::uniform_int_distribution<int>(0, out.size())(rng);
+    const int drop = std::uniform_int_distribution<int>(0, out.rank())(rng);
     Shape s;
-    for (int d = drop; d < out.size(); ++d) {
+    for (int d = drop; d < out.rank(); ++d) {
       s.push_back(std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 1 : out[d]);
     }
     return s;
@@ -59,10 +59,10 @@ inline std::pair<Shape, Shape> BroadcastPair(Rng& rng, const Shape& out) {
 // `in` that broadcasts to `out`.
 inline int64_t BroadcastIndex(int64_t i, const Shape& out, const Shape& in) {
   int64_t idx = 0, stride = 1;
-  for (int d = out.size() - 1; d >= 0; --d) {
+  for (int d = out.rank() - 1; d >= 0; --d) {
     const int64_t coord = i % out[d];
     i /= out[d];
-    const int di = d - (out.size() - in.size());
+    const int di = d - (out.rank() - in.rank());
     if (di >= 0) {
       if (in[di] != 1) idx += coord * stride;
       stride *= in[di];

@@ -413,7 +413,7 @@ class Program {
       }
       case 9: {  // Slice view along dim 0
         const Slot<T>& s = slots_[i];
-        if (s.shape.size() == 0 || s.shape[0] == 0) return;
+        if (s.shape.rank() == 0 || s.shape[0] == 0) return;
         const int64_t rows = s.shape[0];
         const int64_t b = static_cast<int64_t>(Rand(rows));
         const int64_t e = b + 1 + static_cast<int64_t>(Rand(rows - b));

@@ -87,7 +87,7 @@ TEST(RefusedRelease, KeepsTheStorageOfWorkStillRunningAfterTheClose) {
   g_gate1.store(true);
   closer.join();
   EXPECT_TRUE(shutdown.ok()) << shutdown;
-  EXPECT_TRUE(vm.is_shut_down());
+  EXPECT_TRUE(vm.IsShutDown());
 }
 
 }  // namespace

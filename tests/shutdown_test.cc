@@ -44,7 +44,7 @@ TEST(Shutdown, DrainsThenRefusesWork) {
   }
   ASSERT_TRUE(VirtualMachine::Get().Shutdown().ok());
   EXPECT_EQ(slow_done.load(), kSlowOps);  // everything queued before it ran
-  EXPECT_TRUE(VirtualMachine::Get().is_shut_down());
+  EXPECT_TRUE(VirtualMachine::Get().IsShutDown());
 
   // New work is refused, with nothing silently restarted.
   Tensor a = Full({2}, 1.0f, DType::kFloat32);

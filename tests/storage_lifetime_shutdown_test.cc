@@ -44,7 +44,7 @@ TEST(StorageLifetimeShutdown, DropsRacingShutdown) {
         }
         Tensor y = (*r)[0];
         // Refused too once the VM has stopped accepting, which is before
-        // is_shut_down() turns true.
+        // IsShutDown() turns true.
         const absl::Status s = ops::AddInplace(y, x);
         if (!s.ok()) {
           EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;

@@ -24,7 +24,9 @@
 namespace eagervm {
 
 struct OpOptions {
-  std::vector<int> mutated_inputs;  // inputs the kernel writes in place
+  // Inputs the kernel writes in place, each in [0, 64). A list here; the
+  // runtime keeps it as one bit mask (KernelContext::mutable_input checks it).
+  std::vector<int> mutated_inputs;
   // Mutated inputs the kernel overwrites entirely without reading their old
   // value (a fill, a copy into): each must also be in mutated_inputs. Such an
   // input need not have been written before (an Empty tensor), and a write

@@ -50,6 +50,28 @@ constexpr size_t SizeOf(DType d) {
 
 constexpr bool IsFloating(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
 
+// Calls f(T{}) with the C++ type T of `d` (bool, int32_t, int64_t, float,
+// double) and returns what it returns: one dispatch from a runtime dtype to
+// a template, e.g. VisitDType(d, [&](auto zero) { using T = decltype(zero); ... }).
+// `d` must be one of the enumerators (a value cast from elsewhere is a bug:
+// it is visited as double).
+template <typename F>
+constexpr decltype(auto) VisitDType(DType d, F&& f) {
+  switch (d) {
+    case DType::kBool:
+      return f(bool{});
+    case DType::kInt32:
+      return f(int32_t{});
+    case DType::kInt64:
+      return f(int64_t{});
+    case DType::kFloat32:
+      return f(float{});
+    case DType::kFloat64:
+      break;
+  }
+  return f(double{});
+}
+
 EAGERVM_EXPORT std::string_view ToString(DType d);  // "float32", ...: a static string
 EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, DType d);
 

@@ -27,6 +27,12 @@
 // error tensor that replaces `a`; in a kernel, KernelContext::input/output
 // return nullptr for a wrong dtype or index; Stream::native_handle returns
 // nullptr when the stream cannot be created.
+//
+// Names: lower-case accessors read a value the handle holds (Tensor::shape,
+// dim, size(i), ok; Shape::rank, numel; Device::is_cpu); CamelCase names ask
+// the runtime or do work (VirtualMachine::GetStats, IsShutDown;
+// Graph::GetStats; IsTracing; IsDistributed). Shape::rank() is the number of
+// dimensions, Tensor::size(i) the extent of dimension i.
 #ifndef EAGERVM_EAGERVM_H_
 #define EAGERVM_EAGERVM_H_
 

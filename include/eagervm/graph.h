@@ -88,9 +88,9 @@ class EAGERVM_EXPORT Graph {
   absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs) const;
 
   // Never blocks; any thread.
-  GraphStats stats() const;
+  GraphStats GetStats() const;
 
-  struct State;  // the captured program and its plan (src/graph/graph_state.h)
+  struct State;  // the captured program and its plan (defined in src/graph/graph.cc)
 
  private:
   explicit Graph(std::shared_ptr<State> state) : state_(std::move(state)) {}

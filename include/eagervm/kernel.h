@@ -32,6 +32,23 @@ namespace internal {
 struct KernelArgs;
 struct KernelContextAccess;
 
+// Which inputs of an op call its kernel writes, bit i for input i: the one
+// form, inside the runtime, of OpOptions::mutated_inputs (and, as a subset,
+// of overwritten_inputs). OpDef, vm::KernelCall, KernelArgs and
+// KernelContext hold one. Inputs at 64 and up are never written (RegisterOp
+// takes indices in [0, 64)). Not API, like Operand below.
+struct MutatedMask {
+  uint64_t bits = 0;
+
+  constexpr bool has(size_t input) const { return input < 64 && ((bits >> input) & 1); }
+  // A call with `num_inputs` inputs has every input of the mask.
+  constexpr bool fits(size_t num_inputs) const {
+    return num_inputs >= 64 || (bits >> num_inputs) == 0;
+  }
+  constexpr bool empty() const { return bits == 0; }
+  void set(size_t input) { bits |= uint64_t{1} << input; }  // input < 64
+};
+
 // One operand of a kernel call as the runtime records it. Not API: the
 // layout is the runtime's own and may change in any release (kernels are
 // built against the headers of the release they run with). It is here so
@@ -86,7 +103,7 @@ class EAGERVM_EXPORT KernelContext {
   const void* raw_input(int i) const { return InRange(i, num_inputs_) ? inputs_[i].data : nullptr; }
   void* raw_output(int i) { return InRange(i, num_outputs_) ? outputs_[i].data : nullptr; }
   void* raw_mutable_input(int i) {
-    if (!InRange(i, num_inputs_) || i >= 64 || !((mutated_mask_ >> i) & 1)) return nullptr;
+    if (!InRange(i, num_inputs_) || !mutated_mask_.has(static_cast<size_t>(i))) return nullptr;
     return inputs_[i].data;
   }
 
@@ -102,7 +119,7 @@ class EAGERVM_EXPORT KernelContext {
   // The runtime makes one per kernel call (KernelContextAccess::Make), from
   // the instruction's operands.
   KernelContext(internal::KernelArgs* args, internal::Operand* inputs, int num_inputs,
-                internal::Operand* outputs, int num_outputs, uint64_t mutated_mask)
+                internal::Operand* outputs, int num_outputs, internal::MutatedMask mutated_mask)
       : args_(args),
         inputs_(inputs),
         outputs_(outputs),
@@ -120,7 +137,7 @@ class EAGERVM_EXPORT KernelContext {
   internal::Operand* outputs_;
   int num_inputs_;
   int num_outputs_;
-  uint64_t mutated_mask_;
+  internal::MutatedMask mutated_mask_;
 };
 
 using KernelFn = std::function<absl::Status(KernelContext&)>;  // stored once; never copied per op

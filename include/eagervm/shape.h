@@ -29,7 +29,7 @@ class EAGERVM_EXPORT Shape {
     for (int i = 0; i < rank_; ++i) dims_[i] = dims[i];
   }
 
-  int size() const { return rank_; }
+  int rank() const { return rank_; }  // the number of dimensions (Tensor::size(i) is an extent)
   int64_t operator[](int i) const { return dims_[i]; }
   int64_t& operator[](int i) { return dims_[i]; }
   const int64_t* begin() const { return dims_; }

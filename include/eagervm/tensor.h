@@ -22,9 +22,18 @@
 
 namespace eagervm {
 
+class Tensor;
 namespace internal {
 struct TensorImpl;
-}
+struct TensorAccess;  // the runtime's (not installed)
+}  // namespace internal
+
+// Declared here for Tensor's friendship; documented with their definitions
+// below.
+template <typename T>
+Tensor FromVector(absl::Span<const T> data, Shape shape, Device device = Device::Cpu());
+template <typename T>
+Tensor FromVector(const std::vector<T>& data, Shape shape, Device device = Device::Cpu());
 
 // Shape, dtype and device of a tensor.
 struct TensorMeta {
@@ -55,7 +64,6 @@ EAGERVM_EXPORT std::ostream& operator<<(std::ostream& os, const TensorMeta& m);
 class [[nodiscard]] EAGERVM_EXPORT Tensor {
  public:
   Tensor() = default;  // !defined()
-  explicit Tensor(std::shared_ptr<internal::TensorImpl> impl) : impl_(std::move(impl)) {}
   // An error-carrying tensor (!ok()); `status` must not be OK (an OK one
   // becomes an Internal error).
   static Tensor Error(absl::Status status);
@@ -89,7 +97,7 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   DType dtype() const;
   Device device() const;
   const TensorMeta& meta() const;
-  int64_t dim() const { return has_meta() ? static_cast<int64_t>(shape().size()) : -1; }
+  int64_t dim() const { return has_meta() ? static_cast<int64_t>(shape().rank()) : -1; }
   int64_t size(int i) const { return shape()[i]; }
   int64_t numel() const { return shape().numel(); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * SizeOf(dtype()); }
@@ -160,9 +168,19 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   // This tensor's values with no gradient history (shares storage).
   Tensor Detach() const;
 
-  const std::shared_ptr<internal::TensorImpl>& impl() const { return impl_; }
 
  private:
+  friend struct internal::TensorAccess;
+  template <typename T>
+  friend Tensor FromVector(absl::Span<const T> data, Shape shape, Device device);
+  template <typename T>
+  friend Tensor FromVector(const std::vector<T>& data, Shape shape, Device device);
+
+  explicit Tensor(std::shared_ptr<internal::TensorImpl> impl) : impl_(std::move(impl)) {}
+  const std::shared_ptr<internal::TensorImpl>& impl() const { return impl_; }
+  // FromVector's body: a tensor holding a copy of `bytes` bytes at `data`.
+  static Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype,
+                             Device device);
   absl::Status ReadItem(void* dst, DType expected) const;
   absl::Status CheckHostRead(DType expected, const char* what) const;
   absl::Status HostVectorRefused(size_t element_bytes) const;  // ToVector's out of memory
@@ -192,21 +210,17 @@ EAGERVM_EXPORT absl::StatusOr<Tensor> Checked(Tensor t);
 // CPU) and returns at once: it blocks only for back-pressure
 // (VmOptions::max_in_flight), and never on a VM thread. Bad arguments are a
 // rejection (an error tensor), with nothing queued.
-namespace internal {
-EAGERVM_EXPORT Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype,
-                                   Device device);
-}
 // FromVector copies `data` before it returns: the caller may change or free
 // it at once. data.size() must be shape.numel().
 template <typename T>
-Tensor FromVector(absl::Span<const T> data, Shape shape, Device device = Device::Cpu()) {
-  return internal::FromHostData(data.data(), data.size() * sizeof(T), shape, DTypeOf<T>(), device);
+Tensor FromVector(absl::Span<const T> data, Shape shape, Device device) {
+  return Tensor::FromHostData(data.data(), data.size() * sizeof(T), shape, DTypeOf<T>(), device);
 }
 template <typename T>
-Tensor FromVector(const std::vector<T>& data, Shape shape, Device device = Device::Cpu()) {
+Tensor FromVector(const std::vector<T>& data, Shape shape, Device device) {
   if constexpr (std::is_same_v<T, bool>) {  // packed bits, no data(): one byte per element
     std::vector<unsigned char> bytes(data.begin(), data.end());
-    return internal::FromHostData(bytes.data(), bytes.size(), shape, DType::kBool, device);
+    return Tensor::FromHostData(bytes.data(), bytes.size(), shape, DType::kBool, device);
   } else {
     return FromVector<T>(absl::MakeConstSpan(data), shape, device);
   }

@@ -99,7 +99,9 @@ struct EAGERVM_EXPORT VmOptions {
 struct EAGERVM_EXPORT VmStats {
   uint64_t received = 0;    // instructions received
   uint64_t dispatched = 0;  // handed to a stream
-  uint64_t finished = 0;    // released
+  // Retired: done (computed, failed or forwarded an error) and let go by the
+  // scheduler, its successors released to run.
+  uint64_t finished = 0;
   uint64_t failed = 0;      // instructions whose compute failed (not forwarded errors)
   uint64_t batched = 0;     // handed to a worker in one batch with the one before
   uint64_t inlined = 0;     // small ones run by the scheduler (VmOptions::inline_max_bytes)
@@ -164,7 +166,7 @@ class EAGERVM_EXPORT VirtualMachine {
   // Runtime errors not yet reported are not returned (they are dropped).
   [[nodiscard]] absl::Status Shutdown();
   // Any thread, never blocks.
-  bool is_shut_down() const;
+  bool IsShutDown() const;
   // Any thread (a debugger's `call`, a watchdog; not a signal handler: it
   // allocates and takes locks). A multi-line report of what the VM is doing:
   // counters, and each lively instruction (received, not yet released) with

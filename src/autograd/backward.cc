@@ -245,7 +245,7 @@ absl::Status Differentiate(const Tensor& loss, bool retain, std::vector<Target>*
   if (!seed.ok()) return seed.status();
   if (m->grad_fn == nullptr) {  // the loss is itself a leaf
     if (absl::Status s = walk.CheckLeafForCapture(*m); !s.ok()) return s;
-    if (absl::Status s = walk.SendToLeaf(loss.impl()->autograd.shared(), seed); !s.ok()) return s;
+    if (absl::Status s = walk.SendToLeaf(ImplOf(loss)->autograd.shared(), seed); !s.ok()) return s;
     return walk.Run(nullptr, 0, seed, targets, target_grads);
   }
   if (absl::Status s = walk.Prepare(m->grad_fn); !s.ok()) return s;

@@ -35,9 +35,9 @@ GradList ViewGrad(const BackwardContext& c, G g) {
   Tensor grad_base = Zeros(base.shape, base.dtype, base.device);
   if (!grad_base.ok()) return grad_base.status();
   auto view = std::make_shared<TensorImpl>(*node.view_geometry);
-  view->storage = grad_base.impl()->storage;
-  view->offset += grad_base.impl()->offset;
-  if (absl::Status s = ops::CopyInto(Tensor(std::move(view)), g[0]); !s.ok()) return s;
+  view->storage = ImplOf(grad_base)->storage;
+  view->offset += ImplOf(grad_base)->offset;
+  if (absl::Status s = ops::CopyInto(WrapImpl(std::move(view)), g[0]); !s.ok()) return s;
   return std::vector<Tensor>{grad_base};
 }
 

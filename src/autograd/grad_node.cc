@@ -12,11 +12,11 @@ bool GradModeEnabled() { return t_no_grad_depth == 0; }
 
 Tensor ValueOnly(const Tensor& t) {
   if (!t.defined()) return t;
-  return Tensor(std::make_shared<TensorImpl>(*t.impl()));  // the copy has no autograd slot
+  return WrapImpl(std::make_shared<TensorImpl>(*ImplOf(t)));  // the copy has no autograd slot
 }
 
 SavedTensor Save(const Tensor& t) {
-  return SavedTensor{ValueOnly(t), t.impl()->storage->version()};
+  return SavedTensor{ValueOnly(t), ImplOf(t)->storage->version()};
 }
 
 absl::Status GradNode::CheckVersions() const {
@@ -24,7 +24,7 @@ absl::Status GradNode::CheckVersions() const {
     for (size_t i = 0; i < saved.size(); ++i) {
       const Tensor& v = saved[i].value;
       if (!v.defined()) continue;
-      const uint32_t now = v.impl()->storage->version();
+      const uint32_t now = ImplOf(v)->storage->version();
       if (now != saved[i].version) {
         return absl::FailedPreconditionError(base::Cat(
             "Backward: ", what, " ", i, " of ", op, " (", v.shape(), " ", ToString(v.dtype()),

@@ -33,7 +33,7 @@ struct AutogradMeta {
 };
 
 inline AutogradMeta* AutogradOf(const Tensor& t) {
-  return t.defined() ? t.impl()->autograd.get() : nullptr;
+  return t.defined() ? ImplOf(t)->autograd.get() : nullptr;
 }
 inline bool RequiresGradOf(const Tensor& t) {
   const AutogradMeta* m = AutogradOf(t);

@@ -38,7 +38,7 @@ void AttachOutput(const Tensor& out, const std::shared_ptr<GradNode>& node, int 
   auto meta = std::make_shared<AutogradMeta>();
   meta->grad_fn = node;
   meta->output_nr = k;
-  out.impl()->autograd.Set(std::move(meta));
+  ImplOf(out)->autograd.Set(std::move(meta));
 }
 
 GradEdge EdgeTo(const Tensor& t) {
@@ -49,7 +49,7 @@ GradEdge EdgeTo(const Tensor& t) {
     e.node = m->grad_fn;
     e.output_nr = m->output_nr;
   } else if (m->requires_grad) {
-    e.leaf = t.impl()->autograd.shared();
+    e.leaf = ImplOf(t)->autograd.shared();
   }
   return e;
 }
@@ -96,7 +96,7 @@ class Recorder final : public GradRecorder {
     bool any_requires = false;
     int written = -1;
     for (size_t i = 0; i < call.inputs.size(); ++i) {
-      if (def.mutates(static_cast<int>(i)) && written < 0) written = static_cast<int>(i);
+      if (def.mutated_mask.has(i) && written < 0) written = static_cast<int>(i);
       if (grad_on && RequiresGradOf(*call.inputs[i])) any_requires = true;
     }
     if (written >= 0) {
@@ -105,13 +105,13 @@ class Recorder final : public GradRecorder {
             call.name != nullptr ? std::string_view(call.name) : std::string_view(def.name);
         for (size_t i = 0; i < call.inputs.size(); ++i) {
           if (!RequiresGradOf(*call.inputs[i])) continue;
-          const bool w = def.mutates(static_cast<int>(i));
+          const bool w = def.mutated_mask.has(i);
           return absl::InvalidArgumentError(
               InplaceRefusal(op, w ? static_cast<int>(i) : written, static_cast<int>(i), w));
         }
       }
       for (size_t i = 0; i < call.inputs.size(); ++i) {
-        if (def.mutates(static_cast<int>(i))) call.inputs[i]->impl()->storage->BumpVersion();
+        if (def.mutated_mask.has(i)) ImplOf(*call.inputs[i])->storage->BumpVersion();
       }
     }
     absl::Status s = SubmitOpUnrecorded(def, call.dtype, call.inputs, call.outputs, call.scalars,
@@ -136,7 +136,7 @@ class Recorder final : public GradRecorder {
       if (RequiresGradOf(self)) return absl::InvalidArgumentError(InplaceRefusal(op, 0, 0, true));
       if (RequiresGradOf(read)) return absl::InvalidArgumentError(InplaceRefusal(op, 0, 1, false));
     }
-    self.impl()->storage->BumpVersion();
+    ImplOf(self)->storage->BumpVersion();
     return absl::OkStatus();
   }
 };
@@ -146,9 +146,9 @@ void RecordView(const Tensor& base, const Tensor& view, const char* op) {
   const Tensor* ins[] = {&base};
   const Tensor* outs[] = {&view};
   std::shared_ptr<GradNode> node = NewNode(op, ins, outs);
-  auto geometry = std::make_shared<TensorImpl>(*view.impl());
+  auto geometry = std::make_shared<TensorImpl>(*ImplOf(view));
   geometry->storage.reset();
-  geometry->offset -= base.impl()->offset;
+  geometry->offset -= ImplOf(base)->offset;
   node->view_geometry = std::move(geometry);
   AttachFloatingOutputs(outs, node);
 }

@@ -135,8 +135,8 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
     const graph::BoundSlot& slot = slots[s];
     switch (slot.kind) {
       case graph::BufferKind::kInput:
-        storage[s] = inputs[slot.slot].impl()->storage;
-        offsets[s] = inputs[slot.slot].impl()->offset;
+        storage[s] = internal::ImplOf(inputs[slot.slot])->storage;
+        offsets[s] = internal::ImplOf(inputs[slot.slot])->offset;
         break;
       case graph::BufferKind::kParameter:
         storage[s] = st.parameters[slot.slot];
@@ -171,7 +171,7 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
     impl->meta = o.meta;
     impl->storage = storage[o.slot];
     impl->offset = offsets[o.slot] + o.offset;  // an output aliasing a view input stays in it
-    results.emplace_back(std::move(impl));
+    results.push_back(internal::WrapImpl(std::move(impl)));
   }
   auto run = std::make_shared<graph::RunState>(st.plan, std::move(bound), std::move(offsets));
   const auto& segments = plan.segments();
@@ -187,7 +187,7 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
   return results;
 }
 
-GraphStats Graph::stats() const {
+GraphStats Graph::GetStats() const {
   if (state_ == nullptr) return GraphStats{};
   GraphStats s = state_->plan->stats();
   s.runs = state_->runs.load(std::memory_order_relaxed);

@@ -62,8 +62,9 @@ struct PlanNode {
   // Per input, when one reads an intermediate's bytes nothing wrote (else
   // empty): the node is refused as eagerly.
   std::vector<ReadState> read_states;
-  uint64_t overwritten_mask = 0;  // inputs written without being read: healed, not forwarded
-  std::vector<int> writes;        // outputs and mutated inputs
+  // Inputs written without being read: healed, not forwarded.
+  internal::MutatedMask overwritten_mask;
+  std::vector<int> writes;  // outputs and mutated inputs
   // Per write: whether it covers its value's whole buffer at capture (offset
   // 0, all bytes). Only such a write heals an error, as eagerly; a bound
   // slot's view offset is checked per run.

@@ -144,7 +144,7 @@ ReadState Plan::ReadStateOf(const PlanNode& n, size_t i,
 // success, heal what a whole write covered and track what a write through a
 // view of a bound storage covered.
 bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
-  auto overwritten = [&](size_t i) { return i < 64 && ((n.overwritten_mask >> i) & 1); };
+  auto overwritten = [&](size_t i) { return n.overwritten_mask.has(i); };
   for (size_t i = 0; i < n.reads.size(); ++i) {
     if (overwritten(i)) continue;
     if (const vm::ErrorPtr& e = ErrorOf(n.reads[i], bound); e != nullptr) {

@@ -54,10 +54,10 @@ struct Node {
   vm::VmStream* stream = nullptr;
 
   const char* name() const { return call.name; }
-  bool writes_input(size_t i) const { return call.mutates(static_cast<int>(i)); }
+  bool writes_input(size_t i) const { return call.mutated_mask.has(i); }
   // Written without being read (OpOptions::overwritten_inputs): its error or
   // unwritten state is healed, not forwarded, as eagerly.
-  bool overwrites_input(size_t i) const { return i < 64 && ((call.overwritten_mask >> i) & 1); }
+  bool overwrites_input(size_t i) const { return call.overwritten_mask.has(i); }
 };
 
 struct Program {

@@ -31,10 +31,10 @@ std::vector<Tensor> Recorder::MakeInputs(const std::vector<TensorMeta>& metas) {
   for (size_t i = 0; i < metas.size(); ++i) {
     Tensor t = internal::NewTensor(metas[i]);  // NoteNewStorage keeps its storage
     // Ops stage reads that may overlap it once bound (ops/overlap.h).
-    t.impl()->blob()->set_capture_role(vm::BlobObject::CaptureRole::kInput);
-    buffer_of_[t.impl()->blob()] = static_cast<int>(program_.buffers.size());
+    internal::ImplOf(t)->blob()->set_capture_role(vm::BlobObject::CaptureRole::kInput);
+    buffer_of_[internal::ImplOf(t)->blob()] = static_cast<int>(program_.buffers.size());
     program_.buffers.push_back(Buffer{BufferKind::kInput, static_cast<int>(i),
-                                      t.impl()->blob()->nbytes(), metas[i].device});
+                                      internal::ImplOf(t)->blob()->nbytes(), metas[i].device});
     inputs.push_back(std::move(t));
   }
   program_.input_metas = metas;
@@ -42,7 +42,7 @@ std::vector<Tensor> Recorder::MakeInputs(const std::vector<TensorMeta>& metas) {
 }
 
 int Recorder::BufferOf(const Tensor& t) {
-  const vm::BlobObject* blob = t.impl()->blob();
+  const vm::BlobObject* blob = internal::ImplOf(t)->blob();
   auto [it, inserted] = buffer_of_.try_emplace(blob, static_cast<int>(program_.buffers.size()));
   if (!inserted) return it->second;
   Buffer b;
@@ -59,13 +59,15 @@ int Recorder::BufferOf(const Tensor& t) {
     }
     b.kind = BufferKind::kParameter;
     b.slot = static_cast<int>(program_.parameters.size());
-    program_.parameters.push_back(t.impl()->storage);  // keeps the user's storage alive
+    program_.parameters.push_back(internal::ImplOf(t)->storage);  // keeps the user's storage alive
   }
   program_.buffers.push_back(b);
   return it->second;
 }
 
-Value Recorder::ValueOf(const Tensor& t) { return Value{BufferOf(t), t.meta(), t.impl()->offset}; }
+Value Recorder::ValueOf(const Tensor& t) {
+  return Value{BufferOf(t), t.meta(), internal::ImplOf(t)->offset};
+}
 
 absl::Status Recorder::Refuse(const char* what, const char* why) {
   absl::Status s = absl::FailedPreconditionError(base::Cat(
@@ -92,7 +94,7 @@ absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCa
   // (the plan's Coverage pass finds it).
   for (const Tensor* in : a.inputs) n.inputs.push_back(ValueOf(*in));
   for (const Tensor* out : a.outputs) {
-    made_by_.try_emplace(out->impl()->blob(), call.name, program_.nodes.size());
+    made_by_.try_emplace(internal::ImplOf(*out)->blob(), call.name, program_.nodes.size());
     n.outputs.push_back(ValueOf(*out));
   }
   program_.nodes.push_back(std::move(n));
@@ -102,7 +104,7 @@ absl::Status Recorder::CallKernel(const vm::KernelCall& call, const vm::KernelCa
 absl::Status Recorder::HostWrite(const Tensor& t, vm::BlobCallback cb, const char* what) {
   // FromVector inside fn: a host write into a storage made here, replayed as
   // a node (a constant, hoisted out of the runs).
-  if (made_here_.contains(t.impl()->blob())) {
+  if (made_here_.contains(internal::ImplOf(t)->blob())) {
     absl::StatusOr<vm::VmStream*> vs =
         vm::ResolveStream(PlanStream(Stream::Current(t.device())), what);
     if (!vs.ok()) return vs.status();
@@ -111,7 +113,7 @@ absl::Status Recorder::HostWrite(const Tensor& t, vm::BlobCallback cb, const cha
     n.call.pure = true;  // writes its own fresh storage from a captured vector
     n.host_write = std::move(cb);
     n.stream = *vs;
-    made_by_.try_emplace(t.impl()->blob(), "FromVector", program_.nodes.size());
+    made_by_.try_emplace(internal::ImplOf(t)->blob(), "FromVector", program_.nodes.size());
     n.outputs.push_back(ValueOf(t));
     program_.nodes.push_back(std::move(n));
     return absl::OkStatus();

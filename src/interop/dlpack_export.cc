@@ -39,7 +39,7 @@ absl::StatusOr<DLManagedTensor*> ToDLPack(const Tensor& t) {
   // Blocks: the VM-thread and shutdown checks, the rejection or runtime error.
   absl::Status s = internal::ReadToHost(t, nullptr, 0, "ToDLPack");
   if (!s.ok()) return s;
-  const internal::TensorImpl& impl = *t.impl();
+  const internal::TensorImpl& impl = *internal::ImplOf(t);
   // Wait() returned, so the writes of the VM thread (allocation included)
   // happen before this read of the storage pointer.
   char* base = static_cast<char*>(impl.blob()->data());
@@ -51,7 +51,7 @@ absl::StatusOr<DLManagedTensor*> ToDLPack(const Tensor& t) {
   ctx->tensor = t;
   const Shape& shape = t.shape();
   int64_t stride = 1;
-  for (int d = shape.size() - 1; d >= 0; --d) {
+  for (int d = shape.rank() - 1; d >= 0; --d) {
     ctx->shape[d] = shape[d];
     ctx->strides[d] = stride;
     stride *= shape[d];
@@ -62,7 +62,7 @@ absl::StatusOr<DLManagedTensor*> ToDLPack(const Tensor& t) {
   dl.data = base == nullptr ? nullptr : base + impl.offset;
   dl.byte_offset = 0;
   dl.device = ToDLDevice(t.device());
-  dl.ndim = shape.size();
+  dl.ndim = shape.rank();
   dl.dtype = interop::ToDLDataType(t.dtype());
   dl.shape = ctx->shape;
   dl.strides = ctx->strides;

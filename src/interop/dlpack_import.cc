@@ -133,7 +133,7 @@ Tensor FromDLPack(DLManagedTensor* m) {
   });
   blob->NoteWrite(*stream);  // the release goes to this stream
   impl->storage = std::make_shared<internal::StorageHandle>(std::move(blob));
-  return Tensor(std::move(impl));
+  return internal::WrapImpl(std::move(impl));
 }
 
 }  // namespace eagervm

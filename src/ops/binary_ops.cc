@@ -11,14 +11,12 @@ namespace {
 Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
   // Same shape, dtype and device (most elementwise calls): the output's meta
   // is a's, nothing to broadcast, and every check below would pass.
-  if (internal::UsableWithSameMeta(a, b) && a.impl()->meta.dtype != DType::kBool) [[likely]] {
-    const TensorMeta& meta = a.impl()->meta;
+  if (internal::UsableWithSameMeta(a, b) && internal::ImplOf(a)->meta.dtype != DType::kBool)
+      [[likely]] {
+    const TensorMeta& meta = internal::ImplOf(a)->meta;
     return internal::SubmitOpWithOutput(def, meta.dtype, meta, {&a, &b});
   }
-  absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
-  if (s.ok()) s = internal::CheckNumeric(a, def.name);
-  if (!s.ok()) return Tensor::Error(std::move(s));
-  absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
+  absl::StatusOr<Shape> shape = internal::CheckBroadcastOperands(a, b, def.name, /*numeric=*/true);
   if (!shape.ok()) return Tensor::Error(shape.status());
   return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, a.dtype(), a.device()},
                                       {&a, &b});
@@ -26,12 +24,12 @@ Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-Tensor Add(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Add"), a, b); }
-Tensor Sub(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Sub"), a, b); }
-Tensor Mul(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Mul"), a, b); }
-Tensor Div(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP("Div"), a, b); }
+Tensor Add(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kAdd), a, b); }
+Tensor Sub(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kSub), a, b); }
+Tensor Mul(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kMul), a, b); }
+Tensor Div(const Tensor& a, const Tensor& b) { return Binary(EAGERVM_BUILTIN_OP(kDiv), a, b); }
 Tensor Maximum(const Tensor& a, const Tensor& b) {
-  return Binary(EAGERVM_BUILTIN_OP("Maximum"), a, b);
+  return Binary(EAGERVM_BUILTIN_OP(kMaximum), a, b);
 }
 
 }  // namespace eagervm::ops

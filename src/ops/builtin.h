@@ -1,15 +1,184 @@
-// Cached OpDefs of the built-in ops (looked up once, never per call).
+// The built-in ops' identity, in one compile-time table: each op's name and
+// the facts its definition holds (which inputs it writes, whether a small
+// call may run inline). RegisterBuiltinOps defines every op of kAllBuiltins,
+// the kernel folders register their kernels by these constants
+// (RegisterCpu/RegisterCuda), and ops:: functions find an op's OpDef with
+// EAGERVM_BUILTIN_OP(kName): a misspelt op is a compile error, not an abort
+// at its first call.
 #ifndef EAGERVM_OPS_BUILTIN_H_
 #define EAGERVM_OPS_BUILTIN_H_
 
+#include <cstdint>
+
 #include "ops/op_registry.h"
 
-// Expands to a reference to the OpDef of built-in op `name`, resolved once.
-#define EAGERVM_BUILTIN_OP(name)                               \
-  ([]() -> const ::eagervm::internal::OpDef& {                 \
-    static const ::eagervm::internal::OpDef& def =             \
-        ::eagervm::internal::OpRegistry::Get().MustFind(name); \
-    return def;                                                \
+namespace eagervm::internal {
+
+struct BuiltinOp {
+  const char* name;
+  uint64_t mutated = 0;      // bit i: the kernel writes input i (OpOptions::mutated_inputs)
+  uint64_t overwritten = 0;  // bit i: ... without reading it (OpOptions::overwritten_inputs)
+  // OpOptions::small_runs_inline. Element-wise and reduction kernels are
+  // short for small operands; a matrix product's cost grows faster than its
+  // bytes, so MatMul always goes to the stream's worker.
+  bool small_runs_inline = true;
+};
+
+namespace builtin {
+// A fill and a copy into `self` never read it: it may be unwritten (Empty)
+// or carry an error, which their write heals.
+inline constexpr BuiltinOp kFill{"Fill"};
+inline constexpr BuiltinOp kFillInplace{"FillInplace", 0b1, 0b1};
+inline constexpr BuiltinOp kCopy{"Copy"};
+inline constexpr BuiltinOp kCopyInto{"CopyInto", 0b1, 0b1};
+inline constexpr BuiltinOp kAdd{"Add"};
+inline constexpr BuiltinOp kAddInplace{"AddInplace", 0b1};
+inline constexpr BuiltinOp kMulScalarInplace{"MulScalarInplace", 0b1};
+// The op library (docs/ops.md).
+inline constexpr BuiltinOp kSub{"Sub"};
+inline constexpr BuiltinOp kMul{"Mul"};
+inline constexpr BuiltinOp kDiv{"Div"};
+inline constexpr BuiltinOp kMaximum{"Maximum"};
+inline constexpr BuiltinOp kAddScalar{"AddScalar"};
+inline constexpr BuiltinOp kSubScalar{"SubScalar"};
+inline constexpr BuiltinOp kMulScalar{"MulScalar"};
+inline constexpr BuiltinOp kDivScalar{"DivScalar"};
+inline constexpr BuiltinOp kRelu{"Relu"};
+inline constexpr BuiltinOp kNeg{"Neg"};
+inline constexpr BuiltinOp kExp{"Exp"};
+inline constexpr BuiltinOp kLog{"Log"};
+inline constexpr BuiltinOp kSigmoid{"Sigmoid"};
+inline constexpr BuiltinOp kTanh{"Tanh"};
+inline constexpr BuiltinOp kSqrt{"Sqrt"};
+inline constexpr BuiltinOp kMatMul{"MatMul", 0, 0, /*small_runs_inline=*/false};
+inline constexpr BuiltinOp kTranspose{"Transpose"};
+inline constexpr BuiltinOp kSum{"Sum"};
+inline constexpr BuiltinOp kMean{"Mean"};
+inline constexpr BuiltinOp kMax{"Max"};
+inline constexpr BuiltinOp kCast{"Cast"};
+inline constexpr BuiltinOp kRandomNormal{"RandomNormal"};
+// Comparisons, selection, elementwise math (compare_ops.cc), softmax
+// (softmax_ops.cc), Gelu and LayerNorm (nn_ops.cc), index ops (index_ops.cc).
+inline constexpr BuiltinOp kEq{"Eq"};
+inline constexpr BuiltinOp kNe{"Ne"};
+inline constexpr BuiltinOp kLt{"Lt"};
+inline constexpr BuiltinOp kLe{"Le"};
+inline constexpr BuiltinOp kGt{"Gt"};
+inline constexpr BuiltinOp kGe{"Ge"};
+inline constexpr BuiltinOp kWhere{"Where"};
+inline constexpr BuiltinOp kMinimum{"Minimum"};
+inline constexpr BuiltinOp kAbs{"Abs"};
+inline constexpr BuiltinOp kPow{"Pow"};
+inline constexpr BuiltinOp kSoftmax{"Softmax"};
+inline constexpr BuiltinOp kLogSoftmax{"LogSoftmax"};
+inline constexpr BuiltinOp kCrossEntropy{"CrossEntropy"};
+inline constexpr BuiltinOp kGelu{"Gelu"};
+inline constexpr BuiltinOp kLayerNorm{"LayerNorm"};
+inline constexpr BuiltinOp kArgmax{"Argmax"};
+inline constexpr BuiltinOp kArgmin{"Argmin"};
+inline constexpr BuiltinOp kOneHot{"OneHot"};
+inline constexpr BuiltinOp kIndexSelect{"IndexSelect"};
+inline constexpr BuiltinOp kMatMulTransposed{"MatMulTransposed"};
+inline constexpr BuiltinOp kMin{"Min"};                  // min_ops.cc
+inline constexpr BuiltinOp kBatchMatMul{"BatchMatMul"};  // matmul_transposed_ops.cc
+inline constexpr BuiltinOp kConcat{"Concat"};            // concat_ops.cc
+inline constexpr BuiltinOp kSplit{"Split"};
+inline constexpr BuiltinOp kSubInplace{"SubInplace", 0b1};  // inplace_arith_ops.cc
+inline constexpr BuiltinOp kAxpy{"Axpy", 0b1};
+inline constexpr BuiltinOp kDivScalarInplace{"DivScalarInplace", 0b1};
+
+// Every built-in op, in definition order (RegisterBuiltinOps).
+inline constexpr const BuiltinOp* kAllBuiltins[] = {
+    &kFill,
+    &kFillInplace,
+    &kCopy,
+    &kCopyInto,
+    &kAdd,
+    &kAddInplace,
+    &kMulScalarInplace,
+    &kSub,
+    &kMul,
+    &kDiv,
+    &kMaximum,
+    &kAddScalar,
+    &kSubScalar,
+    &kMulScalar,
+    &kDivScalar,
+    &kRelu,
+    &kNeg,
+    &kExp,
+    &kLog,
+    &kSigmoid,
+    &kTanh,
+    &kSqrt,
+    &kMatMul,
+    &kTranspose,
+    &kSum,
+    &kMean,
+    &kMax,
+    &kCast,
+    &kRandomNormal,
+    &kEq,
+    &kNe,
+    &kLt,
+    &kLe,
+    &kGt,
+    &kGe,
+    &kWhere,
+    &kMinimum,
+    &kAbs,
+    &kPow,
+    &kSoftmax,
+    &kLogSoftmax,
+    &kCrossEntropy,
+    &kGelu,
+    &kLayerNorm,
+    &kArgmax,
+    &kArgmin,
+    &kOneHot,
+    &kIndexSelect,
+    &kMatMulTransposed,
+    &kMin,
+    &kBatchMatMul,
+    &kConcat,
+    &kSplit,
+    &kSubInplace,
+    &kAxpy,
+    &kDivScalarInplace,
+};
+
+// Whether `op` is one of kAllBuiltins (EAGERVM_BUILTIN_OP checks it at
+// compile time), and no two built-ins share a name.
+constexpr bool IsListed(const BuiltinOp& op) {
+  for (const BuiltinOp* p : kAllBuiltins)
+    if (p == &op) return true;
+  return false;
+}
+constexpr bool SameName(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+constexpr bool NamesAreUnique() {
+  for (const BuiltinOp* a : kAllBuiltins)
+    for (const BuiltinOp* b : kAllBuiltins)
+      if (a != b && SameName(a->name, b->name)) return false;
+  return true;
+}
+static_assert(NamesAreUnique(), "two built-in ops share a name");
+}  // namespace builtin
+
+}  // namespace eagervm::internal
+
+// Expands to a reference to the OpDef of built-in op `builtin::k<Name>`
+// (e.g. EAGERVM_BUILTIN_OP(kAdd)), resolved once per call site.
+#define EAGERVM_BUILTIN_OP(constant)                                                              \
+  ([]() -> const ::eagervm::internal::OpDef& {                                                    \
+    static_assert(::eagervm::internal::builtin::IsListed(::eagervm::internal::builtin::constant), \
+                  "not in builtin::kAllBuiltins");                                                \
+    static const ::eagervm::internal::OpDef& def =                                                \
+        ::eagervm::internal::OpRegistry::Get().MustFind(                                          \
+            ::eagervm::internal::builtin::constant.name);                                         \
+    return def;                                                                                   \
   }())
 
 #endif  // EAGERVM_OPS_BUILTIN_H_

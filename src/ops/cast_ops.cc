@@ -12,7 +12,7 @@ namespace eagervm::ops {
 Tensor Cast(const Tensor& x, DType dtype) {
   absl::Status s = internal::CheckTensor(x, "Cast", "x");
   if (!s.ok()) return Tensor::Error(std::move(s));
-  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("Cast"), x.dtype(),
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP(kCast), x.dtype(),
                                       TensorMeta{x.shape(), dtype, x.device()}, {&x});
 }
 

@@ -12,11 +12,9 @@
 namespace eagervm::ops {
 namespace {
 
-// out dtype `out_dtype` (kBool for comparisons), kernel picked by the inputs' dtype.
+// Output bool, of the broadcast shape; the kernel is picked by the inputs' dtype.
 Tensor Compare(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
-  absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
-  if (!s.ok()) return Tensor::Error(std::move(s));
-  absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
+  absl::StatusOr<Shape> shape = internal::CheckBroadcastOperands(a, b, def.name, /*numeric=*/false);
   if (!shape.ok()) return Tensor::Error(shape.status());
   return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, DType::kBool, a.device()},
                                       {&a, &b});
@@ -24,15 +22,15 @@ Tensor Compare(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-Tensor Eq(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP("Eq"), a, b); }
-Tensor Ne(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP("Ne"), a, b); }
-Tensor Lt(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP("Lt"), a, b); }
-Tensor Le(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP("Le"), a, b); }
-Tensor Gt(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP("Gt"), a, b); }
-Tensor Ge(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP("Ge"), a, b); }
+Tensor Eq(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP(kEq), a, b); }
+Tensor Ne(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP(kNe), a, b); }
+Tensor Lt(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP(kLt), a, b); }
+Tensor Le(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP(kLe), a, b); }
+Tensor Gt(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP(kGt), a, b); }
+Tensor Ge(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP(kGe), a, b); }
 
 Tensor Minimum(const Tensor& a, const Tensor& b) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Minimum");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kMinimum);
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
   if (s.ok()) s = internal::CheckNumeric(a, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
@@ -43,7 +41,7 @@ Tensor Minimum(const Tensor& a, const Tensor& b) {
 }
 
 Tensor Where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Where");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kWhere);
   absl::Status s = internal::CheckTensor(cond, def.name, "cond");
   if (s.ok()) s = internal::CheckSameDeviceAndDType(a, b, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
@@ -66,7 +64,7 @@ Tensor Where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 Tensor Abs(const Tensor& x) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Abs");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kAbs);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckNumeric(x, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
@@ -74,7 +72,7 @@ Tensor Abs(const Tensor& x) {
 }
 
 Tensor Pow(const Tensor& x, Scalar exponent) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Pow");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kPow);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckFloating(x, def.name);
   if (s.ok()) s = internal::CheckScalarFits(exponent, x.dtype(), def.name);

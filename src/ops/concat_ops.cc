@@ -14,7 +14,7 @@
 namespace eagervm::ops {
 
 Tensor Concat(absl::Span<const Tensor> xs, int axis) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Concat");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kConcat);
   if (xs.empty()) {
     return Tensor::Error(absl::InvalidArgumentError("Concat: needs at least one tensor, got none"));
   }
@@ -59,7 +59,7 @@ Tensor Concat(absl::Span<const Tensor> xs, int axis) {
 }
 
 std::vector<Tensor> Split(const Tensor& x, int64_t parts, int axis) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Split");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kSplit);
   auto fail = [&](absl::Status st) {
     return std::vector<Tensor>(static_cast<size_t>(parts > 0 && parts <= 4096 ? parts : 1),
                                Tensor::Error(st));

@@ -22,7 +22,7 @@ Tensor Tensor::To(Device device) const {
     return out;
   }
   Tensor out = internal::NewTensor(meta());
-  s = internal::SubmitOp(EAGERVM_BUILTIN_OP("Copy"), dtype(), {this}, {&out});
+  s = internal::SubmitOp(EAGERVM_BUILTIN_OP(kCopy), dtype(), {this}, {&out});
   if (!s.ok()) return Error(s);
   return out;
 }

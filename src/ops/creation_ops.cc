@@ -23,9 +23,8 @@ absl::Status CheckShape(const Shape& shape, const char* op) {
 
 }  // namespace
 
-namespace internal {
-
-Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype, Device device) {
+Tensor Tensor::FromHostData(const void* data, size_t bytes, Shape shape, DType dtype,
+                            Device device) {
   absl::Status s = CheckShape(shape, "FromVector");
   if (!s.ok()) return Tensor::Error(s);
   const size_t expected = static_cast<size_t>(shape.numel()) * SizeOf(dtype);
@@ -34,7 +33,7 @@ Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype, De
         base::Cat("FromVector: ", bytes / SizeOf(dtype), " values do not fill shape ",
                   shape.ToString(), " (", shape.numel(), " elements)")));
   }
-  Tensor t = NewTensor(TensorMeta{shape, dtype, device});
+  Tensor t = internal::NewTensor(TensorMeta{shape, dtype, device});
   std::vector<char> copy(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
   s = vm::PhysicalRun([&](vm::Builder* b) {
     return b->HostWrite(
@@ -47,8 +46,6 @@ Tensor FromHostData(const void* data, size_t bytes, Shape shape, DType dtype, De
   if (!s.ok()) return Tensor::Error(s);
   return t;
 }
-
-}  // namespace internal
 
 Tensor FromBlob(void* data, Shape shape, DType dtype, std::function<void(void*)> deleter) {
   absl::Status s = CheckShape(shape, "FromBlob");
@@ -66,7 +63,7 @@ Tensor FromBlob(void* data, Shape shape, DType dtype, std::function<void(void*)>
       data, bytes, Device::Cpu(), deleter ? std::move(deleter) : [](void*) {});
   blob->NoteWrite(*stream);
   impl->storage = std::make_shared<internal::StorageHandle>(std::move(blob));
-  return Tensor(std::move(impl));
+  return internal::WrapImpl(std::move(impl));
 }
 
 namespace {
@@ -80,7 +77,7 @@ Tensor FullAs(const char* name, Shape shape, Scalar value, DType dtype, Device d
   Tensor out = internal::NewTensor(TensorMeta{shape, dtype, device});
   const Tensor* outputs[] = {&out};
   const Scalar scalars[] = {value};
-  s = internal::SubmitOp(EAGERVM_BUILTIN_OP("Fill"), dtype, {}, outputs, scalars, nullptr, name);
+  s = internal::SubmitOp(EAGERVM_BUILTIN_OP(kFill), dtype, {}, outputs, scalars, nullptr, name);
   if (!s.ok()) return Tensor::Error(s);
   return out;
 }

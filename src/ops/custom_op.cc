@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/small_vector.h"
 #include "base/str_cat.h"
 #include "eagervm/status_macros.h"
 #include "eagervm/stream.h"
@@ -49,28 +50,11 @@ const internal::OpDef* FindCached(std::string_view op) {
   return def;
 }
 
-// A span's worth of tensor pointers: on the stack for up to eight (every
-// call in practice), else on the heap.
-class TensorPtrs {
- public:
-  explicit TensorPtrs(size_t n) : n_(n) {
-    if (n > kInline) [[unlikely]] {
-      heap_ = std::make_unique<const Tensor*[]>(n);
-      data_ = heap_.get();
-    }
-  }
-  TensorPtrs(const TensorPtrs&) = delete;
-  TensorPtrs& operator=(const TensorPtrs&) = delete;
-  const Tensor*& operator[](size_t i) { return data_[i]; }
-  absl::Span<const Tensor* const> span() const { return {data_, n_}; }
+// Tensor pointers for a call's operands: on the stack for up to eight
+// (every call in practice), else on the heap.
+using TensorPtrs = base::SmallVector<const Tensor*, 8>;
 
- private:
-  static constexpr size_t kInline = 8;
-  const Tensor* inline_[kInline];
-  std::unique_ptr<const Tensor*[]> heap_;
-  const Tensor** data_ = inline_;
-  size_t n_;
-};
+absl::Span<const Tensor* const> Span(const TensorPtrs& v) { return {v.data(), v.size()}; }
 
 // Makes the outputs `entry` describes and queues the call: the end of every
 // ops::Call that got this far (inferred or remembered).
@@ -79,11 +63,12 @@ class TensorPtrs {
     const internal::InferEntry& entry) {
   TensorList outputs;
   const size_t num_outputs = entry.outputs.size();
-  TensorPtrs out(num_outputs);
+  TensorPtrs out;
+  out.append_uninitialized(static_cast<uint32_t>(num_outputs));
   for (size_t i = 0; i < num_outputs; ++i) outputs.push_back(internal::NewTensor(entry.outputs[i]));
   for (size_t i = 0; i < num_outputs; ++i) out[i] = &outputs[i];
-  const DType dtype = !in.empty() ? in[0]->impl()->meta.dtype : entry.outputs[0].dtype;
-  EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(def, dtype, in, out.span(), {}, &entry.attrs));
+  const DType dtype = !in.empty() ? internal::ImplOf(*in[0])->meta.dtype : entry.outputs[0].dtype;
+  EAGERVM_RETURN_IF_ERROR(internal::SubmitOp(def, dtype, in, Span(out), {}, &entry.attrs));
   return outputs;
 }
 
@@ -104,7 +89,7 @@ absl::StatusOr<TensorList> CallSlow(const internal::OpDef& def, std::string_view
   absl::StatusOr<std::vector<TensorMeta>> out_metas;
   std::vector<TensorMeta> in_metas;
   in_metas.reserve(in.size());
-  for (const Tensor* t : in) in_metas.push_back(t->impl()->meta);  // checked: defined
+  for (const Tensor* t : in) in_metas.push_back(internal::ImplOf(*t)->meta);  // checked: defined
   try {
     out_metas = def.infer(in_metas, attrs);
   } catch (const std::exception& e) {
@@ -156,21 +141,22 @@ absl::StatusOr<TensorList> Call(std::string_view op, absl::Span<const Tensor> in
   // The inline path: inputs that pass CheckCallInputs (checked here without
   // building a message) and the same inference as this thread's last call.
   const size_t n = inputs.size();
-  TensorPtrs in(n);
-  bool usable = n < 64 && (def->mutated_mask >> n) == 0;  // declared mutated inputs exist
+  TensorPtrs in;
+  in.append_uninitialized(static_cast<uint32_t>(n));
+  bool usable = n < 64 && def->mutated_mask.fits(n);  // declared mutated inputs exist
   const uint32_t generation = vm::ForkGeneration();
   for (size_t i = 0; i < n; ++i) {
     in[i] = &inputs[i];
-    const internal::TensorImpl* t = inputs[i].impl().get();
+    const internal::TensorImpl* t = internal::ImplOf(inputs[i]).get();
     usable = usable && internal::Usable(t, generation) &&
-             t->meta.device == inputs[0].impl()->meta.device;
+             t->meta.device == internal::ImplOf(inputs[0])->meta.device;
   }
   if (usable) [[likely]] {
-    if (const internal::InferEntry* e = internal::InferCache::FindLast(*def, in.span(), attrs))
+    if (const internal::InferEntry* e = internal::InferCache::FindLast(*def, Span(in), attrs))
         [[likely]]
-      return Submit(*def, in.span(), *e);
+      return Submit(*def, Span(in), *e);
   }
-  return CallSlow(*def, op, in.span(), attrs);
+  return CallSlow(*def, op, Span(in), attrs);
 }
 
 }  // namespace ops

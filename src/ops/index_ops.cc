@@ -24,13 +24,7 @@ Tensor ArgReduce(const internal::OpDef& def, const Tensor& x, int axis, bool kee
     return Tensor::Error(absl::InvalidArgumentError(base::Cat(
         def.name, ": axis ", axis, " of ", x.shape(), " has size 0; there is no element to pick")));
   }
-  Shape out;
-  for (int d = 0; d < x.dim(); ++d) {
-    if (d != *a)
-      out.push_back(x.size(d));
-    else if (keepdim)
-      out.push_back(1);
-  }
+  const Shape out = internal::ReducedShape(x.shape(), *a, keepdim);
   return internal::SubmitOpWithOutput(def, x.dtype(), TensorMeta{out, DType::kInt64, x.device()},
                                       {&x}, {Scalar(int64_t{*a})});
 }
@@ -46,14 +40,14 @@ absl::Status CheckIndex(const Tensor& index, std::string_view op) {
 }  // namespace
 
 Tensor Argmax(const Tensor& x, int axis, bool keepdim) {
-  return ArgReduce(EAGERVM_BUILTIN_OP("Argmax"), x, axis, keepdim);
+  return ArgReduce(EAGERVM_BUILTIN_OP(kArgmax), x, axis, keepdim);
 }
 Tensor Argmin(const Tensor& x, int axis, bool keepdim) {
-  return ArgReduce(EAGERVM_BUILTIN_OP("Argmin"), x, axis, keepdim);
+  return ArgReduce(EAGERVM_BUILTIN_OP(kArgmin), x, axis, keepdim);
 }
 
 Tensor OneHot(const Tensor& index, int64_t classes, DType dtype) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("OneHot");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kOneHot);
   absl::Status s = internal::CheckTensor(index, def.name, "index");
   if (s.ok()) s = CheckIndex(index, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
@@ -72,7 +66,7 @@ Tensor OneHot(const Tensor& index, int64_t classes, DType dtype) {
 }
 
 Tensor IndexSelect(const Tensor& x, int axis, const Tensor& index) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("IndexSelect");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kIndexSelect);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckTensor(index, def.name, "index");
   if (s.ok()) s = CheckIndex(index, def.name);

@@ -86,8 +86,8 @@ uint64_t InferCache::Hash(const OpDef& def, absl::Span<const Tensor* const> inpu
                           const Attrs& attrs) {
   uint64_t h = Mix(reinterpret_cast<uintptr_t>(&def), inputs.size());
   for (const Tensor* t : inputs) {
-    const TensorMeta& m = t->impl()->meta;
-    h = Mix(h, static_cast<uint64_t>(m.shape.size()) | static_cast<uint64_t>(m.dtype) << 8 |
+    const TensorMeta& m = internal::ImplOf(*t)->meta;
+    h = Mix(h, static_cast<uint64_t>(m.shape.rank()) | static_cast<uint64_t>(m.dtype) << 8 |
                    static_cast<uint64_t>(m.device.type()) << 16 |
                    static_cast<uint64_t>(static_cast<uint32_t>(m.device.index())) << 32);
     for (int64_t d : m.shape) h = Mix(h, static_cast<uint64_t>(d));

@@ -51,7 +51,7 @@ struct InferEntry {
   bool Matches(const OpDef& d, absl::Span<const Tensor* const> in, const Attrs& a) const {
     if (def != &d || inputs.size() != in.size()) return false;
     for (size_t i = 0; i < in.size(); ++i) {
-      if (!(inputs[i] == in[i]->impl()->meta)) return false;
+      if (!(inputs[i] == internal::ImplOf(*in[i])->meta)) return false;
     }
     return attrs == nullptr ? a.empty() : SameAttrs(*attrs, a);
   }

@@ -30,13 +30,13 @@ absl::Status CheckInto(const Tensor& self, const Tensor& other, const char* op) 
 
 absl::Status SubInplace(const Tensor& self, const Tensor& other) {
   EAGERVM_RETURN_IF_ERROR(CheckInto(self, other, "SubInplace"));
-  return internal::SubmitOp(EAGERVM_BUILTIN_OP("SubInplace"), self.dtype(), {&self, &other}, {});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP(kSubInplace), self.dtype(), {&self, &other}, {});
 }
 
 absl::Status Axpy(const Tensor& self, Scalar alpha, const Tensor& x) {
   EAGERVM_RETURN_IF_ERROR(CheckInto(self, x, "Axpy"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(alpha, self.dtype(), "Axpy"));
-  return internal::SubmitOp(EAGERVM_BUILTIN_OP("Axpy"), self.dtype(), {&self, &x}, {}, {alpha});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP(kAxpy), self.dtype(), {&self, &x}, {}, {alpha});
 }
 
 absl::Status DivScalarInplace(const Tensor& self, Scalar s) {
@@ -47,7 +47,7 @@ absl::Status DivScalarInplace(const Tensor& self, Scalar s) {
     return absl::InvalidArgumentError(base::Cat("DivScalarInplace: integer division by zero (",
                                                 self.dtype(), " ", self.shape(), " / 0)"));
   }
-  return internal::SubmitOp(EAGERVM_BUILTIN_OP("DivScalarInplace"), self.dtype(), {&self}, {}, {s});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP(kDivScalarInplace), self.dtype(), {&self}, {}, {s});
 }
 
 }  // namespace eagervm::ops

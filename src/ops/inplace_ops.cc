@@ -20,9 +20,9 @@ absl::Status AddInplace(const Tensor& self, const Tensor& other) {
     if (!staged.ok()) return staged.status();
     return AddInplace(self, *staged);
   }
-  if (internal::UsableWithSameMeta(self, other) && self.impl()->meta.dtype != DType::kBool)
-      [[likely]] {
-    return internal::SubmitOp(EAGERVM_BUILTIN_OP("AddInplace"), self.impl()->meta.dtype,
+  if (internal::UsableWithSameMeta(self, other) &&
+      internal::ImplOf(self)->meta.dtype != DType::kBool) [[likely]] {
+    return internal::SubmitOp(EAGERVM_BUILTIN_OP(kAddInplace), internal::ImplOf(self)->meta.dtype,
                               {&self, &other}, {});
   }
   EAGERVM_RETURN_IF_ERROR(internal::CheckSameDeviceAndDType(self, other, "AddInplace"));
@@ -36,14 +36,14 @@ absl::Status AddInplace(const Tensor& self, const Tensor& other) {
                                                 other.shape(), " into self ", self.shape(),
                                                 " (the result would be ", *shape, ")"));
   }
-  return internal::SubmitOp(EAGERVM_BUILTIN_OP("AddInplace"), self.dtype(), {&self, &other}, {});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP(kAddInplace), self.dtype(), {&self, &other}, {});
 }
 
 absl::Status MulScalarInplace(const Tensor& self, Scalar s) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "MulScalarInplace", "self"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "MulScalarInplace"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(s, self.dtype(), "MulScalarInplace"));
-  return internal::SubmitOp(EAGERVM_BUILTIN_OP("MulScalarInplace"), self.dtype(), {&self}, {}, {s});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP(kMulScalarInplace), self.dtype(), {&self}, {}, {s});
 }
 
 absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
@@ -63,15 +63,15 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
   if (internal::OverlapsOtherThanElementwise(dst, src)) [[unlikely]] {
     absl::StatusOr<Tensor> staged = internal::StagedIfOverlapping(dst, src, "CopyInto");
     if (!staged.ok()) return staged.status();
-    return internal::SubmitOp(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &*staged}, {});
+    return internal::SubmitOp(EAGERVM_BUILTIN_OP(kCopyInto), dst.dtype(), {&dst, &*staged}, {});
   }
-  return internal::SubmitOp(EAGERVM_BUILTIN_OP("CopyInto"), dst.dtype(), {&dst, &src}, {});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP(kCopyInto), dst.dtype(), {&dst, &src}, {});
 }
 
 absl::Status FillInplace(const Tensor& self, Scalar value) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(self, "FillInplace", "self"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(value, self.dtype(), "FillInplace"));
-  return internal::SubmitOp(EAGERVM_BUILTIN_OP("FillInplace"), self.dtype(), {&self}, {}, {value});
+  return internal::SubmitOp(EAGERVM_BUILTIN_OP(kFillInplace), self.dtype(), {&self}, {}, {value});
 }
 
 }  // namespace eagervm::ops

@@ -31,7 +31,7 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
                                                               " @ b ", b.shape())));
   }
   return internal::SubmitOpWithOutput(
-      EAGERVM_BUILTIN_OP("MatMul"), a.dtype(),
+      EAGERVM_BUILTIN_OP(kMatMul), a.dtype(),
       TensorMeta{Shape{a.size(0), b.size(1)}, a.dtype(), a.device()}, {&a, &b});
 }
 
@@ -43,7 +43,7 @@ Tensor Transpose(const Tensor& x) {
         absl::InvalidArgumentError(base::Cat("Transpose: expects a 2-D tensor, got ", x.shape())));
   }
   return internal::SubmitOpWithOutput(
-      EAGERVM_BUILTIN_OP("Transpose"), x.dtype(),
+      EAGERVM_BUILTIN_OP(kTranspose), x.dtype(),
       TensorMeta{Shape{x.size(1), x.size(0)}, x.dtype(), x.device()}, {&x});
 }
 

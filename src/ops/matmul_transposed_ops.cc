@@ -36,7 +36,7 @@ Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
                                                               " are not supported: a ", a.shape(),
                                                               " @ b ", b.shape())));
   }
-  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("MatMulTransposed"), a.dtype(),
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP(kMatMulTransposed), a.dtype(),
                                       TensorMeta{Shape{m, n}, a.dtype(), a.device()}, {&a, &b},
                                       {Scalar(transpose_a), Scalar(transpose_b)});
 }
@@ -70,7 +70,7 @@ Tensor BatchMatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool tran
         base::Cat("BatchMatMul: matrix dimensions above ", kMaxDim, " are not supported: a ",
                   a.shape(), " @ b ", b.shape())));
   }
-  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("BatchMatMul"), a.dtype(),
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP(kBatchMatMul), a.dtype(),
                                       TensorMeta{Shape{a.size(0), m, n}, a.dtype(), a.device()},
                                       {&a, &b}, {Scalar(transpose_a), Scalar(transpose_b)});
 }

@@ -12,7 +12,7 @@ namespace eagervm::ops {
 namespace {
 
 Tensor MinReduce(const Tensor& x, bool all, int axis, bool keepdim) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Min");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kMin);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckNumeric(x, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
@@ -22,12 +22,7 @@ Tensor MinReduce(const Tensor& x, bool all, int axis, bool keepdim) {
     absl::StatusOr<int> a = internal::NormalizeAxis(axis, x.shape(), def.name);
     if (!a.ok()) return Tensor::Error(a.status());
     kernel_axis = *a;
-    for (int d = 0; d < x.dim(); ++d) {
-      if (d != *a)
-        out.push_back(x.size(d));
-      else if (keepdim)
-        out.push_back(1);
-    }
+    out = internal::ReducedShape(x.shape(), *a, keepdim);
   }
   const int64_t extent = all ? x.numel() : x.size(static_cast<int>(kernel_axis));
   if (extent == 0) {

@@ -12,7 +12,7 @@
 namespace eagervm::ops {
 
 Tensor Gelu(const Tensor& x, bool tanh_approximation) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("Gelu");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kGelu);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckFloating(x, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
@@ -20,7 +20,7 @@ Tensor Gelu(const Tensor& x, bool tanh_approximation) {
 }
 
 Tensor LayerNorm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("LayerNorm");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kLayerNorm);
   absl::Status s = internal::CheckTensor(x, def.name, "x");
   if (s.ok()) s = internal::CheckTensor(weight, def.name, "weight");
   if (s.ok()) s = internal::CheckTensor(bias, def.name, "bias");

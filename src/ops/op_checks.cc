@@ -1,6 +1,7 @@
 #include "ops/op_checks.h"
 
 #include "base/str_cat.h"
+#include "ops/op_util.h"
 #include "ops/submit_op.h"
 
 namespace eagervm::internal {
@@ -39,6 +40,20 @@ absl::Status CheckNumeric(const Tensor& t, std::string_view op) {
         base::Cat(op, ": not defined for bool tensors (", t.shape().ToString(), ")"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckFloating(const Tensor& t, std::string_view op) {
+  if (IsFloating(t.dtype())) return absl::OkStatus();
+  return absl::InvalidArgumentError(base::Cat(op, ": needs a floating-point tensor, got ",
+                                              t.dtype(), " ", t.shape(), "; use Cast"));
+}
+
+absl::StatusOr<Shape> CheckBroadcastOperands(const Tensor& a, const Tensor& b, std::string_view op,
+                                             bool numeric) {
+  absl::Status s = CheckSameDeviceAndDType(a, b, op);
+  if (s.ok() && numeric) s = CheckNumeric(a, op);
+  if (!s.ok()) return s;
+  return BroadcastShapes(a.shape(), b.shape(), op);
 }
 
 }  // namespace eagervm::internal

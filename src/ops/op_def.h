@@ -62,8 +62,8 @@ struct OpDef {
   std::string name;
   InferFn infer;  // custom ops; built-ins infer in their ops:: function
   OpOptions options;
-  uint64_t mutated_mask = 0;      // bit i: input i is written
-  uint64_t overwritten_mask = 0;  // bit i: input i is written without being read
+  MutatedMask mutated_mask;      // OpOptions::mutated_inputs
+  MutatedMask overwritten_mask;  // OpOptions::overwritten_inputs (a subset)
   // A kernel serving every dtype of a device (custom ops) ...
   KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.
@@ -76,9 +76,6 @@ struct OpDef {
       return t;
     }
     return device_kernel[static_cast<int>(device)].Get();
-  }
-  bool mutates(int input) const {
-    return input < 64 && ((mutated_mask >> input) & 1);  // 64 and up: read-only
   }
 };
 

@@ -25,14 +25,14 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
       return absl::InvalidArgumentError(
           base::Cat("RegisterOp(", name, "): mutated input index ", i, " is out of range [0, 64)"));
     }
-    def->mutated_mask |= uint64_t{1} << i;
+    def->mutated_mask.set(static_cast<size_t>(i));
   }
   for (int i : options.overwritten_inputs) {
-    if (i < 0 || i >= 64 || ((def->mutated_mask >> i) & 1) == 0) {
+    if (i < 0 || !def->mutated_mask.has(static_cast<size_t>(i))) {
       return absl::InvalidArgumentError(base::Cat("RegisterOp(", name, "): overwritten input ", i,
                                                   " is not one of the mutated inputs"));
     }
-    def->overwritten_mask |= uint64_t{1} << i;
+    def->overwritten_mask.set(static_cast<size_t>(i));
   }
   def->name = name;
   def->infer = std::move(infer);

@@ -10,10 +10,10 @@ namespace eagervm::internal {
 
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::string_view op) {
   if (a == b) return a;  // the common case, on every op's submission path
-  const int rank = a.size() > b.size() ? a.size() : b.size();
+  const int rank = a.rank() > b.rank() ? a.rank() : b.rank();
   Shape out;
   for (int d = 0; d < rank; ++d) {
-    const int da = d - (rank - a.size()), db = d - (rank - b.size());
+    const int da = d - (rank - a.rank()), db = d - (rank - b.rank());
     const int64_t x = da < 0 ? 1 : a[da], y = db < 0 ? 1 : b[db];
     if (x != y && x != 1 && y != 1) {
       return absl::InvalidArgumentError(base::Cat(op, ": cannot broadcast ", a, " with ", b,
@@ -23,12 +23,6 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::strin
     out.push_back(x == 1 ? y : x);
   }
   return out;
-}
-
-absl::Status CheckFloating(const Tensor& t, std::string_view op) {
-  if (IsFloating(t.dtype())) return absl::OkStatus();
-  return absl::InvalidArgumentError(base::Cat(op, ": needs a floating-point tensor, got ",
-                                              t.dtype(), " ", t.shape(), "; use Cast"));
 }
 
 std::string ScalarToString(const Scalar& s) {
@@ -78,7 +72,7 @@ absl::Status CheckScalarFits(const Scalar& s, DType dtype, std::string_view op) 
 }
 
 absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view op) {
-  const int rank = shape.size();
+  const int rank = shape.rank();
   if (rank == 0) {
     return absl::InvalidArgumentError(
         base::Cat(op, ": axis ", axis, " given for a scalar (shape []), which has no axes"));
@@ -89,6 +83,17 @@ absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view
                                                 rank, "))"));
   }
   return axis < 0 ? axis + rank : axis;
+}
+
+Shape ReducedShape(const Shape& in, int axis, bool keepdim) {
+  Shape out;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (d != axis)
+      out.push_back(in[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
 }
 
 }  // namespace eagervm::internal

@@ -1,5 +1,7 @@
-// Helpers shared by the functional ops: shape and scalar validation with
-// messages that name the op, and the "make the output, queue, return it" step.
+// Shape and scalar math shared by the ops (broadcasting, axes, scalars that
+// must fit a dtype), with messages that name the op. Checks of tensor
+// arguments are in ops/op_checks.h; making the output and queueing the call
+// in ops/submit_op.h.
 #ifndef EAGERVM_OPS_OP_UTIL_H_
 #define EAGERVM_OPS_OP_UTIL_H_
 
@@ -15,9 +17,6 @@ namespace eagervm::internal {
 // The numpy broadcast of two shapes, or "op: cannot broadcast [2,3] with [4]".
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b, std::string_view op);
 
-// float32 or float64, else "op: needs a floating-point tensor, got int32 [3]; use Cast".
-absl::Status CheckFloating(const Tensor& t, std::string_view op);
-
 // A scalar argument is converted to the tensor's dtype and must survive that
 // exactly: 2.5 or 3e9 for an int32 tensor is an error, not a silent rounding.
 // Floating dtypes accept any scalar (IEEE rounding); bool accepts 0/1/true/false.
@@ -26,6 +25,9 @@ std::string ScalarToString(const Scalar& s);
 
 // Normalises `axis` (negative counts from the end) against `shape`.
 absl::StatusOr<int> NormalizeAxis(int axis, const Shape& shape, std::string_view op);
+// The shape of a reduction of `in` along `axis` (normalised): `in` without
+// that dimension, or with it as 1 when `keepdim`.
+Shape ReducedShape(const Shape& in, int axis, bool keepdim);
 
 }  // namespace eagervm::internal
 

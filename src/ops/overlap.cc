@@ -8,8 +8,8 @@
 namespace eagervm::internal {
 
 bool OverlapsOtherThanElementwise(const Tensor& out, const Tensor& in) {
-  const TensorImpl* o = out.impl().get();
-  const TensorImpl* i = in.impl().get();
+  const TensorImpl* o = internal::ImplOf(out).get();
+  const TensorImpl* i = internal::ImplOf(in).get();
   if (o == nullptr || i == nullptr || !o->status.ok() || !i->status.ok()) return false;
   if (o->storage == nullptr || i->storage == nullptr) return false;
   if (o->storage != i->storage) {
@@ -41,7 +41,7 @@ absl::StatusOr<Tensor> StagedIfOverlapping(const Tensor& out, const Tensor& in, 
   Tensor copy = NewTensor(in.meta());
   const Tensor* ins[] = {&in};
   const Tensor* outs[] = {&copy};
-  absl::Status s = SubmitOp(EAGERVM_BUILTIN_OP("Copy"), in.dtype(), absl::MakeConstSpan(ins),
+  absl::Status s = SubmitOp(EAGERVM_BUILTIN_OP(kCopy), in.dtype(), absl::MakeConstSpan(ins),
                             absl::MakeConstSpan(outs), {}, nullptr, op);
   if (!s.ok()) {
     return absl::Status(

@@ -18,7 +18,7 @@ Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed) {
         base::Cat("RandomNormal: needs float32 or float64, got ", dtype, "; use Cast")));
   }
   // The seed's bits travel as an int64 scalar.
-  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP("RandomNormal"), dtype,
+  return internal::SubmitOpWithOutput(EAGERVM_BUILTIN_OP(kRandomNormal), dtype,
                                       TensorMeta{shape, dtype, device}, {},
                                       {Scalar(static_cast<int64_t>(seed))});
 }

@@ -29,12 +29,7 @@ Tensor Reduce(const internal::OpDef& def, Kind kind, const Tensor& x, bool all, 
     absl::StatusOr<int> a = internal::NormalizeAxis(axis, x.shape(), def.name);
     if (!a.ok()) return Tensor::Error(a.status());
     kernel_axis = *a;
-    for (int d = 0; d < x.dim(); ++d) {
-      if (d != *a)
-        out.push_back(x.size(d));
-      else if (keepdim)
-        out.push_back(1);
-    }
+    out = internal::ReducedShape(x.shape(), *a, keepdim);
   }
   const int64_t extent = all ? x.numel() : x.size(static_cast<int>(kernel_axis));
   if (kind == Kind::kMax && extent == 0) {
@@ -51,22 +46,22 @@ Tensor Reduce(const internal::OpDef& def, Kind kind, const Tensor& x, bool all, 
 }  // namespace
 
 Tensor Sum(const Tensor& x) {
-  return Reduce(EAGERVM_BUILTIN_OP("Sum"), Kind::kSum, x, true, 0, false);
+  return Reduce(EAGERVM_BUILTIN_OP(kSum), Kind::kSum, x, true, 0, false);
 }
 Tensor Sum(const Tensor& x, int axis, bool keepdim) {
-  return Reduce(EAGERVM_BUILTIN_OP("Sum"), Kind::kSum, x, false, axis, keepdim);
+  return Reduce(EAGERVM_BUILTIN_OP(kSum), Kind::kSum, x, false, axis, keepdim);
 }
 Tensor Mean(const Tensor& x) {
-  return Reduce(EAGERVM_BUILTIN_OP("Mean"), Kind::kMean, x, true, 0, false);
+  return Reduce(EAGERVM_BUILTIN_OP(kMean), Kind::kMean, x, true, 0, false);
 }
 Tensor Mean(const Tensor& x, int axis, bool keepdim) {
-  return Reduce(EAGERVM_BUILTIN_OP("Mean"), Kind::kMean, x, false, axis, keepdim);
+  return Reduce(EAGERVM_BUILTIN_OP(kMean), Kind::kMean, x, false, axis, keepdim);
 }
 Tensor Max(const Tensor& x) {
-  return Reduce(EAGERVM_BUILTIN_OP("Max"), Kind::kMax, x, true, 0, false);
+  return Reduce(EAGERVM_BUILTIN_OP(kMax), Kind::kMax, x, true, 0, false);
 }
 Tensor Max(const Tensor& x, int axis, bool keepdim) {
-  return Reduce(EAGERVM_BUILTIN_OP("Max"), Kind::kMax, x, false, axis, keepdim);
+  return Reduce(EAGERVM_BUILTIN_OP(kMax), Kind::kMax, x, false, axis, keepdim);
 }
 
 }  // namespace eagervm::ops

@@ -22,13 +22,13 @@ Tensor WithScalar(const internal::OpDef& def, const Tensor& x, const Scalar& s) 
 }  // namespace
 
 Tensor AddScalar(const Tensor& x, Scalar s) {
-  return WithScalar(EAGERVM_BUILTIN_OP("AddScalar"), x, s);
+  return WithScalar(EAGERVM_BUILTIN_OP(kAddScalar), x, s);
 }
 Tensor SubScalar(const Tensor& x, Scalar s) {
-  return WithScalar(EAGERVM_BUILTIN_OP("SubScalar"), x, s);
+  return WithScalar(EAGERVM_BUILTIN_OP(kSubScalar), x, s);
 }
 Tensor MulScalar(const Tensor& x, Scalar s) {
-  return WithScalar(EAGERVM_BUILTIN_OP("MulScalar"), x, s);
+  return WithScalar(EAGERVM_BUILTIN_OP(kMulScalar), x, s);
 }
 
 Tensor DivScalar(const Tensor& x, Scalar s) {
@@ -38,7 +38,7 @@ Tensor DivScalar(const Tensor& x, Scalar s) {
     return Tensor::Error(absl::InvalidArgumentError(
         base::Cat("DivScalar: integer division by zero (", x.dtype(), " ", x.shape(), " / 0)")));
   }
-  return WithScalar(EAGERVM_BUILTIN_OP("DivScalar"), x, s);
+  return WithScalar(EAGERVM_BUILTIN_OP(kDivScalar), x, s);
 }
 
 }  // namespace eagervm::ops

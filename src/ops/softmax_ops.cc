@@ -26,14 +26,14 @@ Tensor SoftmaxLike(const internal::OpDef& def, const Tensor& x, int axis) {
 }  // namespace
 
 Tensor Softmax(const Tensor& x, int axis) {
-  return SoftmaxLike(EAGERVM_BUILTIN_OP("Softmax"), x, axis);
+  return SoftmaxLike(EAGERVM_BUILTIN_OP(kSoftmax), x, axis);
 }
 Tensor LogSoftmax(const Tensor& x, int axis) {
-  return SoftmaxLike(EAGERVM_BUILTIN_OP("LogSoftmax"), x, axis);
+  return SoftmaxLike(EAGERVM_BUILTIN_OP(kLogSoftmax), x, axis);
 }
 
 Tensor CrossEntropy(const Tensor& logits, const Tensor& labels) {
-  const internal::OpDef& def = EAGERVM_BUILTIN_OP("CrossEntropy");
+  const internal::OpDef& def = EAGERVM_BUILTIN_OP(kCrossEntropy);
   absl::Status s = internal::CheckTensor(logits, def.name, "logits");
   if (s.ok()) s = internal::CheckTensor(labels, def.name, "labels");
   if (s.ok()) s = internal::CheckFloating(logits, def.name);

@@ -64,12 +64,12 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
     absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
     const std::shared_ptr<const Attrs>* attrs = nullptr, const char* name = nullptr) {
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
-  const Device device = first->impl()->meta.device;  // validated: defined
+  const Device device = internal::ImplOf(*first)->meta.device;  // validated: defined
   // Shapes inferred from valid inputs may still be too large (broadcasting
   // or MatMul multiply extents): rejected before anything sizes storage.
   for (const Tensor* out : outputs) {
-    if (!out->impl()->meta.shape.IsValid()) [[unlikely]]
-      return OutputTooLargeError(def, out->impl()->meta.shape);
+    if (!internal::ImplOf(*out)->meta.shape.IsValid()) [[unlikely]]
+      return OutputTooLargeError(def, internal::ImplOf(*out)->meta.shape);
   }
   const KernelFn* kernel = def.FindKernel(device.type(), dtype);
   if (kernel == nullptr) [[unlikely]]

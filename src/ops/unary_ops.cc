@@ -19,12 +19,12 @@ Tensor Unary(const internal::OpDef& def, const Tensor& x, bool floating_only) {
 
 }  // namespace
 
-Tensor Relu(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Relu"), x, false); }
-Tensor Neg(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Neg"), x, false); }
-Tensor Exp(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Exp"), x, true); }
-Tensor Log(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Log"), x, true); }
-Tensor Sigmoid(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Sigmoid"), x, true); }
-Tensor Tanh(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Tanh"), x, true); }
-Tensor Sqrt(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP("Sqrt"), x, true); }
+Tensor Relu(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP(kRelu), x, false); }
+Tensor Neg(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP(kNeg), x, false); }
+Tensor Exp(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP(kExp), x, true); }
+Tensor Log(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP(kLog), x, true); }
+Tensor Sigmoid(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP(kSigmoid), x, true); }
+Tensor Tanh(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP(kTanh), x, true); }
+Tensor Sqrt(const Tensor& x) { return Unary(EAGERVM_BUILTIN_OP(kSqrt), x, true); }
 
 }  // namespace eagervm::ops

@@ -55,7 +55,7 @@ struct KernelArgs {
   base::SmallVector<TensorMeta, kInlineMetas> metas;
   Scalar scalars[kMaxScalars];
   std::shared_ptr<const Attrs> attrs;  // null when there are none
-  uint64_t mutated_mask = 0;
+  MutatedMask mutated_mask;
   vm::VmStream* stream = nullptr;
   struct Temp {
     void* ptr;

@@ -14,14 +14,10 @@ struct KernelCall {
   // Both live as long as the process (the op registry never forgets an op).
   const char* name = nullptr;
   const KernelFn* kernel = nullptr;
-  uint64_t mutated_mask = 0;      // bit i: the kernel writes input i
-  uint64_t overwritten_mask = 0;  // bit i: ... without reading it (a subset)
-  bool may_run_inline = false;    // OpOptions::small_runs_inline
-  bool pure = false;              // OpOptions::pure (graph mode may drop or hoist it)
-
-  // Inputs at index 64 and up are never written (RegisterOp takes mutated
-  // indices in [0, 64)); the test keeps the shift defined for them.
-  bool mutates(int input) const { return input < 64 && ((mutated_mask >> input) & 1); }
+  internal::MutatedMask mutated_mask;      // the inputs the kernel writes
+  internal::MutatedMask overwritten_mask;  // ... without reading them (a subset)
+  bool may_run_inline = false;             // OpOptions::small_runs_inline
+  bool pure = false;                       // OpOptions::pure (graph mode may drop or hoist it)
 };
 
 }  // namespace eagervm::vm

@@ -10,7 +10,7 @@ absl::Status CheckTensorSlow(const Tensor& t, std::string_view op, std::string_v
     return absl::FailedPreconditionError(base::Cat(
         op, ": argument '", arg, "' is an undefined tensor (default-constructed or moved-from)"));
   }
-  if (t.impl()->fork_generation != vm::ForkGeneration()) [[unlikely]] {
+  if (internal::ImplOf(t)->fork_generation != vm::ForkGeneration()) [[unlikely]] {
     return absl::FailedPreconditionError(
         base::Cat(op, ": argument '", arg, "' ", ForkedTensorStatus().message()));
   }
@@ -45,7 +45,7 @@ Tensor NewTensor(const TensorMeta& meta) {
   if (vm::Builder* r = vm::CurrentRecorder(); r != nullptr) [[unlikely]]
     r->NoteNewStorage(blob);
   impl->storage = std::make_shared<StorageHandle>(std::move(blob));
-  return Tensor(std::move(impl));
+  return internal::WrapImpl(std::move(impl));
 }
 
 }  // namespace eagervm::internal

@@ -108,6 +108,20 @@ struct TensorImpl {
   const std::shared_ptr<vm::BlobObject>& shared_blob() const { return storage->blob(); }
 };
 
+// The runtime's way to a Tensor's TensorImpl, which the public header keeps
+// private (Tensor befriends this struct): users of the installed headers
+// cannot reach it.
+struct TensorAccess {
+  static const std::shared_ptr<TensorImpl>& Impl(const Tensor& t) { return t.impl(); }
+  static Tensor Wrap(std::shared_ptr<TensorImpl> impl) { return Tensor(std::move(impl)); }
+};
+// The TensorImpl behind `t` (null for an undefined tensor).
+inline const std::shared_ptr<TensorImpl>& ImplOf(const Tensor& t) { return TensorAccess::Impl(t); }
+// A handle to `impl`.
+inline Tensor WrapImpl(std::shared_ptr<TensorImpl> impl) {
+  return TensorAccess::Wrap(std::move(impl));
+}
+
 // The status of a tensor made before fork(), used in the child.
 const absl::Status& ForkedTensorStatus();
 
@@ -127,7 +141,7 @@ absl::Status CheckTensorSlow(const Tensor& t, std::string_view op, std::string_v
 // return from op `op`, naming the argument. Inline: every op checks its
 // operands, and the good case is three loads.
 inline absl::Status CheckTensor(const Tensor& t, std::string_view op, std::string_view arg) {
-  if (Usable(t.impl().get(), vm::ForkGeneration())) [[likely]]
+  if (Usable(internal::ImplOf(t).get(), vm::ForkGeneration())) [[likely]]
     return absl::OkStatus();
   return CheckTensorSlow(t, op, arg);
 }
@@ -138,7 +152,7 @@ Tensor NewTensor(const TensorMeta& meta);
 // `view`, made from `base`, after autograd recorded it when `base` has an
 // autograd record (every view maker returns through here).
 inline Tensor RecordedView(const Tensor& base, Tensor view, const char* op) {
-  if (base.impl()->autograd.get() != nullptr) [[unlikely]]
+  if (ImplOf(base)->autograd.get() != nullptr) [[unlikely]]
     g_view_recorder.load(std::memory_order_acquire)(base, view, op);
   return view;
 }

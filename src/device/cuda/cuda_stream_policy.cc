@@ -16,10 +16,6 @@
 
 namespace eagervm::device::cuda {
 namespace {
-bool Alive(const vm::InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r); }
-}  // namespace
-
-namespace {
 bool TouchesHost(const vm::Instruction& i) { return i.policy()->TouchesHostMemory(); }
 }  // namespace
 
@@ -134,7 +130,7 @@ void CudaStreamPolicy::Run(vm::VmStream* stream, vm::Instruction* instr) {
 
 void CudaStreamPolicy::WaitOnDevice(vm::Instruction* instr) {
   for (const vm::InstrRef& ref : instr->device_waits) {
-    if (!Alive(ref)) continue;  // released, hence completed on its device
+    if (!ref.alive()) continue;  // released, hence completed on its device
     CudaStreamPolicy* src = AsCudaPolicy(ref.instr->stream()->policy());
     if (src == nullptr || src == this) continue;
     cudaEvent_t e = src->EventCovering(ref.instr->policy_word);

@@ -51,10 +51,10 @@ struct CopyInto {  // self = other
 }  // namespace
 
 void RegisterBasicCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Fill>(r, "Fill", kAllTypes);
-  RegisterCpu<FillInplace>(r, "FillInplace", kAllTypes);
-  RegisterCpu<Copy>(r, "Copy", kAllTypes);
-  RegisterCpu<CopyInto>(r, "CopyInto", kAllTypes);
+  RegisterCpu<Fill>(r, builtin::kFill, kAllTypes);
+  RegisterCpu<FillInplace>(r, builtin::kFillInplace, kAllTypes);
+  RegisterCpu<Copy>(r, builtin::kCopy, kAllTypes);
+  RegisterCpu<CopyInto>(r, builtin::kCopyInto, kAllTypes);
 }
 
 }  // namespace eagervm::kernels

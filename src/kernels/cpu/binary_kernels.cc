@@ -96,17 +96,17 @@ struct MulScalarInplace {  // self *= scalar(0)
 }  // namespace
 
 void RegisterBinaryCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Binary<AddOp>::Kernel>(r, "Add", kNumericTypes);
-  RegisterCpu<Binary<SubOp>::Kernel>(r, "Sub", kNumericTypes);
-  RegisterCpu<Binary<MulOp>::Kernel>(r, "Mul", kNumericTypes);
-  RegisterCpu<Binary<DivOp>::Kernel>(r, "Div", kNumericTypes);
-  RegisterCpu<Binary<MaxOp>::Kernel>(r, "Maximum", kNumericTypes);
-  RegisterCpu<AddInplace>(r, "AddInplace", kNumericTypes);
-  RegisterCpu<WithScalar<AddOp>::Kernel>(r, "AddScalar", kNumericTypes);
-  RegisterCpu<WithScalar<SubOp>::Kernel>(r, "SubScalar", kNumericTypes);
-  RegisterCpu<WithScalar<MulOp>::Kernel>(r, "MulScalar", kNumericTypes);
-  RegisterCpu<WithScalar<DivOp>::Kernel>(r, "DivScalar", kNumericTypes);
-  RegisterCpu<MulScalarInplace>(r, "MulScalarInplace", kNumericTypes);
+  RegisterCpu<Binary<AddOp>::Kernel>(r, builtin::kAdd, kNumericTypes);
+  RegisterCpu<Binary<SubOp>::Kernel>(r, builtin::kSub, kNumericTypes);
+  RegisterCpu<Binary<MulOp>::Kernel>(r, builtin::kMul, kNumericTypes);
+  RegisterCpu<Binary<DivOp>::Kernel>(r, builtin::kDiv, kNumericTypes);
+  RegisterCpu<Binary<MaxOp>::Kernel>(r, builtin::kMaximum, kNumericTypes);
+  RegisterCpu<AddInplace>(r, builtin::kAddInplace, kNumericTypes);
+  RegisterCpu<WithScalar<AddOp>::Kernel>(r, builtin::kAddScalar, kNumericTypes);
+  RegisterCpu<WithScalar<SubOp>::Kernel>(r, builtin::kSubScalar, kNumericTypes);
+  RegisterCpu<WithScalar<MulOp>::Kernel>(r, builtin::kMulScalar, kNumericTypes);
+  RegisterCpu<WithScalar<DivOp>::Kernel>(r, builtin::kDivScalar, kNumericTypes);
+  RegisterCpu<MulScalarInplace>(r, builtin::kMulScalarInplace, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

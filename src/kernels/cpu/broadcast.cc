@@ -6,11 +6,11 @@ BroadcastPlan MakeBroadcastPlan(const Shape& out, const Shape& a, const Shape& b
   BroadcastPlan p;
   p.rank = 0;
   bool prev_fa = false, prev_fb = false;
-  const int rank = out.size();
+  const int rank = out.rank();
   for (int d = 0; d < rank; ++d) {
     const int64_t od = out[d];
     if (od == 1) continue;  // contributes nothing to any offset
-    const int da = d - (rank - a.size()), db = d - (rank - b.size());
+    const int da = d - (rank - a.rank()), db = d - (rank - b.rank());
     const bool fa = (da < 0 ? 1 : a[da]) != od;  // `a` repeats along d
     const bool fb = (db < 0 ? 1 : b[db]) != od;
     if (p.rank > 0 && fa == prev_fa && fb == prev_fb) {

@@ -69,6 +69,8 @@ struct Cast {
 
 }  // namespace
 
-void RegisterCastCpuKernels(internal::OpRegistry& r) { RegisterCpu<Cast>(r, "Cast", kAllTypes); }
+void RegisterCastCpuKernels(internal::OpRegistry& r) {
+  RegisterCpu<Cast>(r, builtin::kCast, kAllTypes);
+}
 
 }  // namespace eagervm::kernels

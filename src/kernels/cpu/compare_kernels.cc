@@ -55,23 +55,6 @@ struct MinOp {
   }
 };
 
-// out[i] = Op(a[i * sa], b[i * sb]), out of any element type.
-template <typename Op, typename O, typename T>
-void Row(O* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
-  if (sa != 0 && sb != 0) {
-    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], b[i]);
-  } else if (sa != 0) {
-    const T y = b[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], y);
-  } else if (sb != 0) {
-    const T x = a[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(x, b[i]);
-  } else {
-    const O v = Op::Apply(a[0], b[0]);
-    for (int64_t i = 0; i < n; ++i) out[i] = v;
-  }
-}
-
 template <typename Op, typename O, typename T>
 void Broadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
   const Shape& out_shape = ctx.output_meta(0).shape;
@@ -80,12 +63,12 @@ void Broadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
   const int64_t n = out_shape.numel();
   if (n == 0) return;
   if (a_shape == b_shape) {
-    Row<Op>(out, a, b, n, 1, 1);
+    BinaryRow<Op>(out, a, b, n, 1, 1);
     return;
   }
   const BroadcastPlan plan = MakeBroadcastPlan(out_shape, a_shape, b_shape);
   ForEachRow(plan, [&](int64_t o, int64_t ia, int64_t ib, int64_t len, int64_t sa, int64_t sb) {
-    Row<Op>(out + o, a + ia, b + ib, len, sa, sb);
+    BinaryRow<Op>(out + o, a + ia, b + ib, len, sa, sb);
   });
 }
 
@@ -111,8 +94,8 @@ struct Minimum {
 // Element strides of `in` (broadcast to `out`, right-aligned): 0 where it repeats.
 void BroadcastStrides(const Shape& out, const Shape& in, int64_t* strides) {
   int64_t acc = 1;
-  for (int d = out.size() - 1; d >= 0; --d) {
-    const int di = d - (out.size() - in.size());
+  for (int d = out.rank() - 1; d >= 0; --d) {
+    const int di = d - (out.rank() - in.rank());
     const int64_t extent = di < 0 ? 1 : in[di];
     strides[d] = extent == 1 ? 0 : acc;
     acc *= extent;
@@ -131,7 +114,7 @@ struct Where {
     const T* a = ctx.input<T>(1);
     const T* b = ctx.input<T>(2);
     T* out = ctx.output<T>(0);
-    const int rank = out_shape.size();
+    const int rank = out_shape.rank();
     if (rank == 0) {
       out[0] = c[0] ? a[0] : b[0];
       return absl::OkStatus();
@@ -207,16 +190,16 @@ struct Pow {
 }  // namespace
 
 void RegisterCompareCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Cmp<EqOp>::Kernel>(r, "Eq", kAllTypes);
-  RegisterCpu<Cmp<NeOp>::Kernel>(r, "Ne", kAllTypes);
-  RegisterCpu<Cmp<LtOp>::Kernel>(r, "Lt", kAllTypes);
-  RegisterCpu<Cmp<LeOp>::Kernel>(r, "Le", kAllTypes);
-  RegisterCpu<Cmp<GtOp>::Kernel>(r, "Gt", kAllTypes);
-  RegisterCpu<Cmp<GeOp>::Kernel>(r, "Ge", kAllTypes);
-  RegisterCpu<Minimum>(r, "Minimum", kNumericTypes);
-  RegisterCpu<Where>(r, "Where", kAllTypes);
-  RegisterCpu<Abs>(r, "Abs", kNumericTypes);
-  RegisterCpu<Pow>(r, "Pow", kFloatTypes);
+  RegisterCpu<Cmp<EqOp>::Kernel>(r, builtin::kEq, kAllTypes);
+  RegisterCpu<Cmp<NeOp>::Kernel>(r, builtin::kNe, kAllTypes);
+  RegisterCpu<Cmp<LtOp>::Kernel>(r, builtin::kLt, kAllTypes);
+  RegisterCpu<Cmp<LeOp>::Kernel>(r, builtin::kLe, kAllTypes);
+  RegisterCpu<Cmp<GtOp>::Kernel>(r, builtin::kGt, kAllTypes);
+  RegisterCpu<Cmp<GeOp>::Kernel>(r, builtin::kGe, kAllTypes);
+  RegisterCpu<Minimum>(r, builtin::kMinimum, kNumericTypes);
+  RegisterCpu<Where>(r, builtin::kWhere, kAllTypes);
+  RegisterCpu<Abs>(r, builtin::kAbs, kNumericTypes);
+  RegisterCpu<Pow>(r, builtin::kPow, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -13,7 +13,7 @@ namespace {
 void OuterInner(const Shape& s, int64_t axis, int64_t* outer, int64_t* inner) {
   *outer = 1;
   *inner = 1;
-  for (int d = 0; d < s.size(); ++d) {
+  for (int d = 0; d < s.rank(); ++d) {
     if (d < axis) *outer *= s[d];
     if (d > axis) *inner *= s[d];
   }
@@ -68,8 +68,8 @@ struct Split {
 }  // namespace
 
 void RegisterConcatCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Concat>(r, "Concat", kAllTypes);
-  RegisterCpu<Split>(r, "Split", kAllTypes);
+  RegisterCpu<Concat>(r, builtin::kConcat, kAllTypes);
+  RegisterCpu<Split>(r, builtin::kSplit, kAllTypes);
 }
 
 }  // namespace eagervm::kernels

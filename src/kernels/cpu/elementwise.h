@@ -85,9 +85,10 @@ struct MaxOp {
 
 // out[i] = Op(a[i * sa], b[i * sb]) for i < n; sa and sb are 0 or 1. One
 // specialised loop per stride pattern so each is a plain vectorisable loop.
-// `out` may alias `a` (in-place ops).
-template <typename Op, typename T>
-inline void BinaryRow(T* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
+// `out` may alias `a` (in-place ops); its element type O is T's, or another
+// (bool, for comparisons).
+template <typename Op, typename O, typename T>
+inline void BinaryRow(O* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
   if (sa != 0 && sb != 0) {
     for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], b[i]);
   } else if (sa != 0) {
@@ -97,7 +98,7 @@ inline void BinaryRow(T* out, const T* a, const T* b, int64_t n, int64_t sa, int
     const T x = a[0];
     for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(x, b[i]);
   } else {
-    const T v = Op::Apply(a[0], b[0]);
+    const O v = Op::Apply(a[0], b[0]);
     for (int64_t i = 0; i < n; ++i) out[i] = v;
   }
 }

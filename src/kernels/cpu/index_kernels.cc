@@ -17,7 +17,7 @@ struct ArgReduce {
       const int64_t axis = ctx.scalar(0).to<int64_t>();
       int64_t outer = 1, inner = 1;
       const int64_t n = shape[static_cast<int>(axis)];  // >= 1, checked by the op
-      for (int d = 0; d < shape.size(); ++d) {
+      for (int d = 0; d < shape.rank(); ++d) {
         if (d < axis) outer *= shape[d];
         if (d > axis) inner *= shape[d];
       }
@@ -59,7 +59,7 @@ template <typename T>
 struct OneHot {
   static absl::Status Run(KernelContext& ctx) {
     const Shape& out_shape = ctx.output_meta(0).shape;
-    const int64_t classes = out_shape[out_shape.size() - 1];
+    const int64_t classes = out_shape[out_shape.rank() - 1];
     const int64_t n = ctx.input_meta(0).shape.numel();
     const int64_t* index = ctx.input<int64_t>(0);
     T* out = ctx.output<T>(0);
@@ -81,7 +81,7 @@ struct IndexSelect {
     const int64_t axis = ctx.scalar(0).to<int64_t>();
     int64_t outer = 1, inner = 1;
     const int64_t n = shape[static_cast<int>(axis)];
-    for (int d = 0; d < shape.size(); ++d) {
+    for (int d = 0; d < shape.rank(); ++d) {
       if (d < axis) outer *= shape[d];
       if (d > axis) inner *= shape[d];
     }
@@ -106,10 +106,10 @@ struct IndexSelect {
 }  // namespace
 
 void RegisterIndexCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<ArgReduce<true>::Kernel>(r, "Argmax", kNumericTypes);
-  RegisterCpu<ArgReduce<false>::Kernel>(r, "Argmin", kNumericTypes);
-  RegisterCpu<OneHot>(r, "OneHot", kAllTypes);
-  RegisterCpu<IndexSelect>(r, "IndexSelect", kAllTypes);
+  RegisterCpu<ArgReduce<true>::Kernel>(r, builtin::kArgmax, kNumericTypes);
+  RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericTypes);
+  RegisterCpu<OneHot>(r, builtin::kOneHot, kAllTypes);
+  RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -64,9 +64,9 @@ struct DivScalarInplace {  // integer zero divisors are rejected by the op
 }  // namespace
 
 void RegisterInplaceCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<SubInplace>(r, "SubInplace", kNumericTypes);
-  RegisterCpu<Axpy>(r, "Axpy", kNumericTypes);
-  RegisterCpu<DivScalarInplace>(r, "DivScalarInplace", kNumericTypes);
+  RegisterCpu<SubInplace>(r, builtin::kSubInplace, kNumericTypes);
+  RegisterCpu<Axpy>(r, builtin::kAxpy, kNumericTypes);
+  RegisterCpu<DivScalarInplace>(r, builtin::kDivScalarInplace, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

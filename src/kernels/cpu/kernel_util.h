@@ -6,33 +6,27 @@
 #include <string_view>
 
 #include "eagervm/custom_op.h"
+#include "ops/builtin.h"
 #include "ops/op_registry.h"
 
 namespace eagervm::kernels {
 
+namespace builtin = ::eagervm::internal::builtin;
+
 // Calls F<T>::Run(ctx) for the dtype `d`; F is a class template.
 template <template <typename> class F>
 KernelFn KernelFor(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return [](KernelContext& c) { return F<bool>::Run(c); };
-    case DType::kInt32:
-      return [](KernelContext& c) { return F<int32_t>::Run(c); };
-    case DType::kInt64:
-      return [](KernelContext& c) { return F<int64_t>::Run(c); };
-    case DType::kFloat32:
-      return [](KernelContext& c) { return F<float>::Run(c); };
-    case DType::kFloat64:
-      return [](KernelContext& c) { return F<double>::Run(c); };
-  }
-  return nullptr;
+  return VisitDType(d, [](auto zero) -> KernelFn {
+    using T = decltype(zero);
+    return [](KernelContext& c) { return F<T>::Run(c); };
+  });
 }
 
 // Registers F<T> as the CPU kernel of `op` for each dtype in `dtypes`.
 template <template <typename> class F>
-void RegisterCpu(internal::OpRegistry& r, std::string_view op,
+void RegisterCpu(internal::OpRegistry& r, const internal::BuiltinOp& op,
                  std::initializer_list<DType> dtypes) {
-  for (DType d : dtypes) (void)r.RegisterTypedKernel(op, DeviceType::kCPU, d, KernelFor<F>(d));
+  for (DType d : dtypes) (void)r.RegisterTypedKernel(op.name, DeviceType::kCPU, d, KernelFor<F>(d));
 }
 
 inline constexpr std::initializer_list<DType> kNumericTypes = {DType::kInt32, DType::kInt64,

@@ -91,8 +91,8 @@ struct Transpose {
 
 void RegisterMatMulCpuKernels(internal::OpRegistry& r) {
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
-  RegisterCpu<MatMul>(r, "MatMul", kNumericTypes);
-  RegisterCpu<Transpose>(r, "Transpose", kAllTypes);
+  RegisterCpu<MatMul>(r, builtin::kMatMul, kNumericTypes);
+  RegisterCpu<Transpose>(r, builtin::kTranspose, kAllTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -56,7 +56,7 @@ struct MatMulTransposed {
     const bool ta = ctx.scalar(0).to<bool>(), tb = ctx.scalar(1).to<bool>();
     const Shape& as = ctx.input_meta(0).shape;
     const Shape& bs = ctx.input_meta(1).shape;
-    const int r = as.size();
+    const int r = as.rank();
     const int64_t batch = r == 3 ? as[0] : 1;
     const int64_t a0 = as[r - 2], a1 = as[r - 1], b0 = bs[r - 2], b1 = bs[r - 1];
     const Shape& cs = ctx.output_meta(0).shape;
@@ -74,8 +74,8 @@ struct MatMulTransposed {
 }  // namespace
 
 void RegisterMatMulTransposedCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<MatMulTransposed>(r, "MatMulTransposed", kNumericTypes);
-  RegisterCpu<MatMulTransposed>(r, "BatchMatMul", kNumericTypes);
+  RegisterCpu<MatMulTransposed>(r, builtin::kMatMulTransposed, kNumericTypes);
+  RegisterCpu<MatMulTransposed>(r, builtin::kBatchMatMul, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -18,7 +18,7 @@ struct MinReduce {
     int64_t outer = 1, n = s.numel(), inner = 1;
     if (axis >= 0) {
       n = s[static_cast<int>(axis)];
-      for (int d = 0; d < s.size(); ++d) {
+      for (int d = 0; d < s.rank(); ++d) {
         if (d < axis) outer *= s[d];
         if (d > axis) inner *= s[d];
       }
@@ -41,7 +41,7 @@ struct MinReduce {
 }  // namespace
 
 void RegisterMinCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<MinReduce>(r, "Min", kNumericTypes);
+  RegisterCpu<MinReduce>(r, builtin::kMin, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -36,7 +36,7 @@ template <typename T>
 struct LayerNorm {
   static absl::Status Run(KernelContext& ctx) {
     const Shape& shape = ctx.input_meta(0).shape;
-    const int64_t d = shape[shape.size() - 1];
+    const int64_t d = shape[shape.rank() - 1];
     const int64_t rows = d == 0 ? 0 : shape.numel() / d;
     const T* x = ctx.input<T>(0);
     const T* w = ctx.input<T>(1);
@@ -68,8 +68,8 @@ struct LayerNorm {
 }  // namespace
 
 void RegisterNnCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Gelu>(r, "Gelu", kFloatTypes);
-  RegisterCpu<LayerNorm>(r, "LayerNorm", kFloatTypes);
+  RegisterCpu<Gelu>(r, builtin::kGelu, kFloatTypes);
+  RegisterCpu<LayerNorm>(r, builtin::kLayerNorm, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels

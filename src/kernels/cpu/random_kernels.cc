@@ -54,7 +54,7 @@ struct RandomNormal {  // out ~ N(0, 1); scalar(0) is the seed's bits
 }  // namespace
 
 void RegisterRandomCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<RandomNormal>(r, "RandomNormal", kFloatTypes);
+  RegisterCpu<RandomNormal>(r, builtin::kRandomNormal, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -19,7 +19,7 @@ Extent ExtentOf(const Shape& in, int64_t axis) {
     e.n = in.numel();
     return e;
   }
-  for (int d = 0; d < in.size(); ++d) {
+  for (int d = 0; d < in.rank(); ++d) {
     if (d < axis)
       e.outer *= in[d];
     else if (d == axis)
@@ -131,9 +131,9 @@ struct Reduce {
 }  // namespace
 
 void RegisterReduceCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Reduce<SumR>::Kernel>(r, "Sum", kNumericTypes);
-  RegisterCpu<Reduce<MeanR>::Kernel>(r, "Mean", kFloatTypes);
-  RegisterCpu<Reduce<MaxR>::Kernel>(r, "Max", kNumericTypes);
+  RegisterCpu<Reduce<SumR>::Kernel>(r, builtin::kSum, kNumericTypes);
+  RegisterCpu<Reduce<MeanR>::Kernel>(r, builtin::kMean, kFloatTypes);
+  RegisterCpu<Reduce<MaxR>::Kernel>(r, builtin::kMax, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -20,7 +20,7 @@ struct SoftmaxExtent {
 
 SoftmaxExtent SoftmaxExtentOf(const Shape& s, int64_t axis) {
   SoftmaxExtent e;
-  for (int d = 0; d < s.size(); ++d) {
+  for (int d = 0; d < s.rank(); ++d) {
     if (d < axis)
       e.outer *= s[d];
     else if (d == axis)
@@ -120,9 +120,9 @@ struct CrossEntropy {
 }  // namespace
 
 void RegisterSoftmaxCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<SoftmaxK<false>::Kernel>(r, "Softmax", kFloatTypes);
-  RegisterCpu<SoftmaxK<true>::Kernel>(r, "LogSoftmax", kFloatTypes);
-  RegisterCpu<CrossEntropy>(r, "CrossEntropy", kFloatTypes);
+  RegisterCpu<SoftmaxK<false>::Kernel>(r, builtin::kSoftmax, kFloatTypes);
+  RegisterCpu<SoftmaxK<true>::Kernel>(r, builtin::kLogSoftmax, kFloatTypes);
+  RegisterCpu<CrossEntropy>(r, builtin::kCrossEntropy, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -73,13 +73,13 @@ struct Unary {
 }  // namespace
 
 void RegisterUnaryCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Unary<ReluFn>::Kernel>(r, "Relu", kNumericTypes);
-  RegisterCpu<Unary<NegFn>::Kernel>(r, "Neg", kNumericTypes);
-  RegisterCpu<Unary<ExpFn>::Kernel>(r, "Exp", kFloatTypes);
-  RegisterCpu<Unary<LogFn>::Kernel>(r, "Log", kFloatTypes);
-  RegisterCpu<Unary<SigmoidFn>::Kernel>(r, "Sigmoid", kFloatTypes);
-  RegisterCpu<Unary<TanhFn>::Kernel>(r, "Tanh", kFloatTypes);
-  RegisterCpu<Unary<SqrtFn>::Kernel>(r, "Sqrt", kFloatTypes);
+  RegisterCpu<Unary<ReluFn>::Kernel>(r, builtin::kRelu, kNumericTypes);
+  RegisterCpu<Unary<NegFn>::Kernel>(r, builtin::kNeg, kNumericTypes);
+  RegisterCpu<Unary<ExpFn>::Kernel>(r, builtin::kExp, kFloatTypes);
+  RegisterCpu<Unary<LogFn>::Kernel>(r, builtin::kLog, kFloatTypes);
+  RegisterCpu<Unary<SigmoidFn>::Kernel>(r, builtin::kSigmoid, kFloatTypes);
+  RegisterCpu<Unary<TanhFn>::Kernel>(r, builtin::kTanh, kFloatTypes);
+  RegisterCpu<Unary<SqrtFn>::Kernel>(r, builtin::kSqrt, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels

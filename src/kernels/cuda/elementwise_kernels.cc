@@ -17,22 +17,22 @@ cuda::BroadcastArgs PlanBroadcast(const Shape& out, const Shape& a, const Shape&
     p.stride_a[0] = p.stride_b[0] = 1;
     return p;
   }
-  p.rank = out.size() == 0 ? 1 : out.size();
-  if (out.size() == 0) {
+  p.rank = out.rank() == 0 ? 1 : out.rank();
+  if (out.rank() == 0) {
     p.dims[0] = 1;
     return p;
   }
   auto strides = [&](const Shape& s, int64_t* st) {
     int64_t stride = 1;
-    const int shift = out.size() - s.size();
-    for (int d = out.size() - 1; d >= 0; --d) {
+    const int shift = out.rank() - s.rank();
+    for (int d = out.rank() - 1; d >= 0; --d) {
       const int sd = d - shift;
       const int64_t dim = sd >= 0 ? s[sd] : 1;
       st[d] = dim == 1 ? 0 : stride;
       stride *= dim;
     }
   };
-  for (int d = 0; d < out.size(); ++d) p.dims[d] = out[d];
+  for (int d = 0; d < out.rank(); ++d) p.dims[d] = out[d];
   strides(a, p.stride_a);
   strides(b, p.stride_b);
   return p;
@@ -77,32 +77,32 @@ absl::Status CopyBytes(void* dst, const void* src, const TensorMeta& m, cudaStre
 }  // namespace
 
 void RegisterElementwiseKernels(internal::OpRegistry& r) {
-  RegisterCuda(r, "Fill", kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kFill, kAll, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.output_meta(0);
     return Launched(cuda::LaunchFill(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(),
                                      ToScalarArg(ctx.scalar(0), m.dtype), StreamOf(ctx)),
                     "Fill kernel launch");
   });
-  RegisterCuda(r, "FillInplace", kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kFillInplace, kAll, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
     return Launched(cuda::LaunchFill(ToDT(m.dtype), ctx.raw_mutable_input(0), m.shape.numel(),
                                      ToScalarArg(ctx.scalar(0), m.dtype), StreamOf(ctx)),
                     "FillInplace kernel launch");
   });
-  RegisterCuda(r, "Copy", kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kCopy, kAll, [](KernelContext& ctx) {
     return CopyBytes(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0), StreamOf(ctx));
   });
-  RegisterCuda(r, "CopyInto", kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kCopyInto, kAll, [](KernelContext& ctx) {
     return CopyBytes(ctx.raw_mutable_input(0), ctx.raw_input(1), ctx.input_meta(0), StreamOf(ctx));
   });
 
   using BK = cuda::BinaryKind;
-  RegisterCuda(r, "Add", kNumeric, BinaryKernel(BK::kAdd));
-  RegisterCuda(r, "Sub", kNumeric, BinaryKernel(BK::kSub));
-  RegisterCuda(r, "Mul", kNumeric, BinaryKernel(BK::kMul));
-  RegisterCuda(r, "Div", kNumeric, BinaryKernel(BK::kDiv));
-  RegisterCuda(r, "Maximum", kNumeric, BinaryKernel(BK::kMax));
-  RegisterCuda(r, "AddInplace", kNumeric, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kAdd, kNumeric, BinaryKernel(BK::kAdd));
+  RegisterCuda(r, builtin::kSub, kNumeric, BinaryKernel(BK::kSub));
+  RegisterCuda(r, builtin::kMul, kNumeric, BinaryKernel(BK::kMul));
+  RegisterCuda(r, builtin::kDiv, kNumeric, BinaryKernel(BK::kDiv));
+  RegisterCuda(r, builtin::kMaximum, kNumeric, BinaryKernel(BK::kMax));
+  RegisterCuda(r, builtin::kAddInplace, kNumeric, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);  // other broadcasts to self's shape
     const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
     return Launched(cuda::LaunchBinary(BK::kAdd, ToDT(m.dtype), ctx.raw_mutable_input(0),
@@ -110,11 +110,11 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
                                        m.shape.numel(), StreamOf(ctx)),
                     "AddInplace kernel launch");
   });
-  RegisterCuda(r, "AddScalar", kNumeric, ScalarKernel(BK::kAdd));
-  RegisterCuda(r, "SubScalar", kNumeric, ScalarKernel(BK::kSub));
-  RegisterCuda(r, "MulScalar", kNumeric, ScalarKernel(BK::kMul));
-  RegisterCuda(r, "DivScalar", kNumeric, ScalarKernel(BK::kDiv));
-  RegisterCuda(r, "MulScalarInplace", kNumeric, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kAddScalar, kNumeric, ScalarKernel(BK::kAdd));
+  RegisterCuda(r, builtin::kSubScalar, kNumeric, ScalarKernel(BK::kSub));
+  RegisterCuda(r, builtin::kMulScalar, kNumeric, ScalarKernel(BK::kMul));
+  RegisterCuda(r, builtin::kDivScalar, kNumeric, ScalarKernel(BK::kDiv));
+  RegisterCuda(r, builtin::kMulScalarInplace, kNumeric, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
     return Launched(cuda::LaunchBinaryScalar(
                         BK::kMul, ToDT(m.dtype), ctx.raw_mutable_input(0), ctx.raw_mutable_input(0),
@@ -123,13 +123,13 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
   });
 
   using UK = cuda::UnaryKind;
-  RegisterCuda(r, "Relu", kNumeric, UnaryKernel(UK::kRelu));
-  RegisterCuda(r, "Neg", kNumeric, UnaryKernel(UK::kNeg));
-  RegisterCuda(r, "Exp", kFloat, UnaryKernel(UK::kExp));
-  RegisterCuda(r, "Log", kFloat, UnaryKernel(UK::kLog));
-  RegisterCuda(r, "Sigmoid", kFloat, UnaryKernel(UK::kSigmoid));
-  RegisterCuda(r, "Tanh", kFloat, UnaryKernel(UK::kTanh));
-  RegisterCuda(r, "Sqrt", kFloat, UnaryKernel(UK::kSqrt));
+  RegisterCuda(r, builtin::kRelu, kNumeric, UnaryKernel(UK::kRelu));
+  RegisterCuda(r, builtin::kNeg, kNumeric, UnaryKernel(UK::kNeg));
+  RegisterCuda(r, builtin::kExp, kFloat, UnaryKernel(UK::kExp));
+  RegisterCuda(r, builtin::kLog, kFloat, UnaryKernel(UK::kLog));
+  RegisterCuda(r, builtin::kSigmoid, kFloat, UnaryKernel(UK::kSigmoid));
+  RegisterCuda(r, builtin::kTanh, kFloat, UnaryKernel(UK::kTanh));
+  RegisterCuda(r, builtin::kSqrt, kFloat, UnaryKernel(UK::kSqrt));
 }
 
 }  // namespace eagervm::kernels::cuda_impl

@@ -8,9 +8,12 @@
 #include "device/cuda/cuda_status.h"
 #include "eagervm/custom_op.h"
 #include "kernels/cuda/launchers.h"
+#include "ops/builtin.h"
 #include "ops/op_registry.h"
 
 namespace eagervm::kernels::cuda_impl {
+
+namespace builtin = ::eagervm::internal::builtin;
 
 using cuda::DT;
 
@@ -34,9 +37,9 @@ inline absl::Status Launched(cudaError_t e, std::string_view what) {
 }
 // Registers `fn` as the CUDA kernel of `op` for each dtype (a dtype the op
 // does not exist for yet is skipped: the op library registers ops).
-inline void RegisterCuda(internal::OpRegistry& r, std::string_view op,
+inline void RegisterCuda(internal::OpRegistry& r, const internal::BuiltinOp& op,
                          std::initializer_list<DType> dtypes, const KernelFn& fn) {
-  for (DType d : dtypes) (void)r.RegisterTypedKernel(op, DeviceType::kCUDA, d, fn);
+  for (DType d : dtypes) (void)r.RegisterTypedKernel(op.name, DeviceType::kCUDA, d, fn);
 }
 
 inline constexpr std::initializer_list<DType> kAll = {DType::kBool, DType::kInt32, DType::kInt64,

@@ -16,7 +16,7 @@ KernelFn ReduceKernel(cuda::ReduceKind kind) {
     int64_t outer = 1, n = in.shape.numel(), inner = 1;
     if (axis >= 0) {
       n = in.shape[static_cast<int>(axis)];
-      for (int d = 0; d < in.shape.size(); ++d) {
+      for (int d = 0; d < in.shape.rank(); ++d) {
         if (d < axis) outer *= in.shape[d];
         if (d > axis) inner *= in.shape[d];
       }
@@ -87,29 +87,29 @@ absl::Status MatMul(KernelContext& ctx) {
 }  // namespace
 
 void RegisterMathKernels(internal::OpRegistry& r) {
-  RegisterCuda(r, "Sum", kNumeric, ReduceKernel(cuda::ReduceKind::kSum));
-  RegisterCuda(r, "Mean", kFloat, ReduceKernel(cuda::ReduceKind::kMean));
-  RegisterCuda(r, "Max", kNumeric, ReduceKernel(cuda::ReduceKind::kMax));
-  RegisterCuda(r, "Cast", kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kSum, kNumeric, ReduceKernel(cuda::ReduceKind::kSum));
+  RegisterCuda(r, builtin::kMean, kFloat, ReduceKernel(cuda::ReduceKind::kMean));
+  RegisterCuda(r, builtin::kMax, kNumeric, ReduceKernel(cuda::ReduceKind::kMax));
+  RegisterCuda(r, builtin::kCast, kAll, [](KernelContext& ctx) {
     return Launched(cuda::LaunchCast(ToDT(ctx.input_meta(0).dtype), ToDT(ctx.output_meta(0).dtype),
                                      ctx.raw_output(0), ctx.raw_input(0),
                                      ctx.input_meta(0).shape.numel(), StreamOf(ctx)),
                     "Cast kernel launch");
   });
-  RegisterCuda(r, "RandomNormal", kFloat, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kRandomNormal, kFloat, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.output_meta(0);
     const uint64_t key = Finalize(static_cast<uint64_t>(ctx.scalar(0).to<int64_t>()));
     return Launched(cuda::LaunchRandomNormal(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(), key,
                                              StreamOf(ctx)),
                     "RandomNormal kernel launch");
   });
-  RegisterCuda(r, "Transpose", kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kTranspose, kAll, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
     return Launched(cuda::LaunchTranspose(static_cast<int>(SizeOf(m.dtype)), ctx.raw_output(0),
                                           ctx.raw_input(0), m.shape[0], m.shape[1], StreamOf(ctx)),
                     "Transpose kernel launch");
   });
-  RegisterCuda(r, "MatMul", kNumeric, MatMul);
+  RegisterCuda(r, builtin::kMatMul, kNumeric, MatMul);
 }
 
 // The CUDA kernels of the built-in ops; called by RegisterBuiltinOps.

@@ -9,8 +9,8 @@ namespace {
 // Per-dim strides of `in` (right-aligned) broadcast to `out`, 0 where it repeats.
 void StridesInto(const Shape& out, const Shape& in, int64_t* st) {
   int64_t stride = 1;
-  const int shift = out.size() - in.size();
-  for (int d = out.size() - 1; d >= 0; --d) {
+  const int shift = out.rank() - in.rank();
+  for (int d = out.rank() - 1; d >= 0; --d) {
     const int sd = d - shift;
     const int64_t dim = sd >= 0 ? in[sd] : 1;
     st[d] = dim == 1 ? 0 : stride;
@@ -21,13 +21,13 @@ void StridesInto(const Shape& out, const Shape& in, int64_t* st) {
 cuda::Broadcast3Args Plan3(const KernelContext& ctx) {
   cuda::Broadcast3Args p;
   const Shape& out = ctx.output_meta(0).shape;
-  if (out.size() == 0) {
+  if (out.rank() == 0) {
     p.rank = 1;
     p.dims[0] = 1;
     return p;
   }
-  p.rank = out.size();
-  for (int d = 0; d < out.size(); ++d) p.dims[d] = out[d];
+  p.rank = out.rank();
+  for (int d = 0; d < out.rank(); ++d) p.dims[d] = out[d];
   for (int i = 0; i < ctx.num_inputs() && i < 3; ++i) {
     StridesInto(out, ctx.input_meta(i).shape, p.stride[i]);
   }
@@ -48,7 +48,7 @@ KernelFn SoftmaxKernel(bool log) {
     const Shape& s = ctx.input_meta(0).shape;
     const int64_t axis = ctx.scalar(0).to<int64_t>();
     int64_t outer = 1, inner = 1;
-    for (int d = 0; d < s.size(); ++d) {
+    for (int d = 0; d < s.rank(); ++d) {
       if (d < axis) outer *= s[d];
       if (d > axis) inner *= s[d];
     }
@@ -62,14 +62,14 @@ KernelFn SoftmaxKernel(bool log) {
 }  // namespace
 
 void RegisterModelKernels(internal::OpRegistry& r) {
-  RegisterCuda(r, "Eq", kAll, CompareKernel(cuda::CompareKind::kEq));
-  RegisterCuda(r, "Ne", kAll, CompareKernel(cuda::CompareKind::kNe));
-  RegisterCuda(r, "Lt", kAll, CompareKernel(cuda::CompareKind::kLt));
-  RegisterCuda(r, "Le", kAll, CompareKernel(cuda::CompareKind::kLe));
-  RegisterCuda(r, "Gt", kAll, CompareKernel(cuda::CompareKind::kGt));
-  RegisterCuda(r, "Ge", kAll, CompareKernel(cuda::CompareKind::kGe));
-  RegisterCuda(r, "Minimum", kNumeric, CompareKernel(cuda::CompareKind::kMin));
-  RegisterCuda(r, "Where", kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kEq, kAll, CompareKernel(cuda::CompareKind::kEq));
+  RegisterCuda(r, builtin::kNe, kAll, CompareKernel(cuda::CompareKind::kNe));
+  RegisterCuda(r, builtin::kLt, kAll, CompareKernel(cuda::CompareKind::kLt));
+  RegisterCuda(r, builtin::kLe, kAll, CompareKernel(cuda::CompareKind::kLe));
+  RegisterCuda(r, builtin::kGt, kAll, CompareKernel(cuda::CompareKind::kGt));
+  RegisterCuda(r, builtin::kGe, kAll, CompareKernel(cuda::CompareKind::kGe));
+  RegisterCuda(r, builtin::kMinimum, kNumeric, CompareKernel(cuda::CompareKind::kMin));
+  RegisterCuda(r, builtin::kWhere, kAll, [](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
     return Launched(
         cuda::LaunchWhere(ToDT(om.dtype), ctx.raw_output(0),
@@ -77,20 +77,20 @@ void RegisterModelKernels(internal::OpRegistry& r) {
                           ctx.raw_input(2), Plan3(ctx), om.shape.numel(), StreamOf(ctx)),
         "Where kernel launch");
   });
-  RegisterCuda(r, "Abs", kNumeric, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kAbs, kNumeric, [](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
     return Launched(cuda::LaunchAbs(ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
                                     om.shape.numel(), StreamOf(ctx)),
                     "Abs kernel launch");
   });
-  RegisterCuda(r, "Pow", kFloat, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kPow, kFloat, [](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
     return Launched(cuda::LaunchPow(ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
                                     ctx.scalar(0).to<double>(), om.shape.numel(), StreamOf(ctx)),
                     "Pow kernel launch");
   });
-  RegisterCuda(r, "Softmax", kFloat, SoftmaxKernel(false));
-  RegisterCuda(r, "LogSoftmax", kFloat, SoftmaxKernel(true));
+  RegisterCuda(r, builtin::kSoftmax, kFloat, SoftmaxKernel(false));
+  RegisterCuda(r, builtin::kLogSoftmax, kFloat, SoftmaxKernel(true));
 }
 
 }  // namespace eagervm::kernels::cuda_impl

@@ -7,7 +7,7 @@
 #include "vm/intake/physical_run.h"
 #include "vm/intake/process_vm.h"
 #include "vm/lifecycle/caller_runs.h"
-#include "vm/lifecycle/handoff.h"
+#include "vm/lifecycle/reply_slot.h"
 #include "vm/lifecycle/vm_impl.h"
 #include "vm/tensor_impl.h"
 
@@ -24,19 +24,19 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   // capture records the read instead).
   bool busy = false;
   if (vm.drained()) [[unlikely]] {  // after Shutdown(): the final bytes, no instruction
-    const internal::TensorImpl& impl = *t.impl();
+    const internal::TensorImpl& impl = *internal::ImplOf(t);
     return vm.ReadAfterShutdown(*impl.blob(), t.device(), static_cast<size_t>(impl.offset), dst,
                                 copied, what);
   }
   if (t.device().is_cpu() && vm::CurrentRecorder() == nullptr) {
-    const internal::TensorImpl& impl = *t.impl();
+    const internal::TensorImpl& impl = *internal::ImplOf(t);
     if (std::optional<absl::Status> read =
             vm.ReadIfFinal(*impl.blob(), static_cast<size_t>(impl.offset), dst, copied, &busy)) {
       return *read;
     }
   }
-  vm::HandoffHolder holder(vm.options().hang_timeout_ms > 0);
-  vm::Handoff* h = holder.get();
+  vm::ReplySlotHolder holder(vm.options().hang_timeout_ms > 0);
+  vm::ReplySlot* h = holder.get();
   // An idle VM (not found busy just now): the read runs on this thread, with
   // no wake-up either way.
   vm::CallerRunsScope caller_runs(t.device().is_cpu() && !busy ? vm::CallerRuns::kShort

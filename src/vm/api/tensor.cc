@@ -162,23 +162,7 @@ void PrintTensor(std::ostream& os, const Tensor& t) {
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.ok()) return os << "Tensor(<" << t.status() << ">)";
   os << "Tensor(" << t.shape() << ", " << t.dtype() << ", " << t.device() << ", ";
-  switch (t.dtype()) {
-    case DType::kBool:
-      PrintTensor<bool>(os, t);
-      break;
-    case DType::kInt32:
-      PrintTensor<int32_t>(os, t);
-      break;
-    case DType::kInt64:
-      PrintTensor<int64_t>(os, t);
-      break;
-    case DType::kFloat32:
-      PrintTensor<float>(os, t);
-      break;
-    case DType::kFloat64:
-      PrintTensor<double>(os, t);
-      break;
-  }
+  VisitDType(t.dtype(), [&](auto zero) { PrintTensor<decltype(zero)>(os, t); });
   return os << ")";
 }
 

@@ -22,7 +22,7 @@ absl::Status StartTrace() {
         "start and stop traces from user threads");
   }
   VirtualMachine& vm = VirtualMachine::Get();  // creates the VM: its threads get rows
-  if (vm.is_shut_down()) {
+  if (vm.IsShutDown()) {
     return absl::FailedPreconditionError("StartTrace(): the eagervm VM has been shut down");
   }
   return profiler::StartSession();
@@ -33,10 +33,10 @@ absl::Status StopTrace(const std::string& path) {
     return absl::FailedPreconditionError("StopTrace(): no trace is being recorded");
   }
   VirtualMachine& vm = VirtualMachine::Get();
-  if (!vm.is_shut_down()) {
+  if (!vm.IsShutDown()) {
     absl::Status s = vm::CheckMayBlock("StopTrace");
     if (s.ok()) s = vm::ProcessVm().WaitAll();
-    if (!s.ok() && !vm.is_shut_down()) return s;
+    if (!s.ok() && !vm.IsShutDown()) return s;
   }
   profiler::ChromeTraceWriter writer(path);
   return profiler::StopSession(&writer);

@@ -121,11 +121,11 @@ absl::Status VirtualMachine::Shutdown() {
   if (vm->shut_down()) profiler::FinishEnvTrace();
   return s;
 }
-bool VirtualMachine::is_shut_down() const { return impl().shut_down(); }
+bool VirtualMachine::IsShutDown() const { return impl().shut_down(); }
 std::string VirtualMachine::DumpState() const { return impl().DumpState(/*max_instructions=*/200); }
 
 absl::Status VirtualMachine::EmptyCache() {
-  if (is_shut_down()) {
+  if (IsShutDown()) {
     return absl::FailedPreconditionError("EmptyCache(): the eagervm VM has been shut down");
   }
   // Sync(), with the caches shrunk between the wait and the error report: a
@@ -139,7 +139,7 @@ absl::Status VirtualMachine::EmptyCache() {
 
 absl::Status Sync() {
   VirtualMachine& vm = VirtualMachine::Get();
-  if (vm.is_shut_down()) {
+  if (vm.IsShutDown()) {
     return absl::FailedPreconditionError("Sync(): the eagervm VM has been shut down");
   }
   return vm::ProcessVm().Sync();

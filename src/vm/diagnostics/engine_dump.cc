@@ -23,7 +23,7 @@ std::string Engine::Describe(size_t max) const {
   absl::flat_hash_map<const Instruction*, std::vector<const Instruction*>> waits_for;
   for (const Instruction* p = lively_head_; p != nullptr; p = p->lively_next) {
     for (const Instruction* s : p->on_dispatch) waits_for[s].push_back(p);
-    for (const Instruction* s : p->on_release) waits_for[s].push_back(p);
+    for (const Instruction* s : p->on_retire) waits_for[s].push_back(p);
   }
   // A worker finishes its stream's running list in order: the first one not
   // done is computing, the others not done wait behind it.

@@ -21,6 +21,9 @@ class Instruction;
 struct InstrRef {
   Instruction* instr = nullptr;
   uint64_t id = 0;
+  // The instruction it names has not been released since the reference was
+  // taken (defined in vm/engine/instruction.h).
+  bool alive() const;
 };
 
 struct Dependence {
@@ -29,7 +32,8 @@ struct Dependence {
   // Released readers are dropped from `readers` when it reaches this size;
   // the bound then doubles past the live ones, so a tensor read by many ops
   // in flight (a shared constant) costs amortised O(1) per read, not O(n).
-  size_t compact_readers_at = 16;
+  static constexpr size_t kCompactReadersAbove = 16;
+  size_t compact_readers_at = kCompactReadersAbove;
 };
 
 }  // namespace eagervm::vm

@@ -10,11 +10,6 @@
 #include "vm/streams/vm_stream.h"
 
 namespace eagervm::vm {
-namespace {
-constexpr size_t kCompactReadersAbove = 16;
-
-bool Alive(const InstrRef& r) { return r.instr != nullptr && r.instr->IsAlive(r); }
-}  // namespace
 
 bool Engine::Schedule(InstructionList* incoming) {
   // Every other member (and StreamPolicy::QueryDone, Run on inline streams,
@@ -22,7 +17,7 @@ bool Engine::Schedule(InstructionList* incoming) {
   // engine (the scheduler, or a user thread holding the engine lock).
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
-  if (!active_streams_.empty()) progress |= ReleaseFinished();
+  if (!active_streams_.empty()) progress |= RetireFinished();
   if (!barriers_.empty()) progress |= RunBarriers();
   if (!incoming->empty()) {
     Intake(incoming);
@@ -38,17 +33,17 @@ bool Engine::Schedule(InstructionList* incoming) {
   return progress;
 }
 
-bool Engine::ReleaseOnly() {
+bool Engine::RetireOnly() {
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   bool progress = false;
-  if (!active_streams_.empty()) progress |= ReleaseFinished();
+  if (!active_streams_.empty()) progress |= RetireFinished();
   counters_->ready_depth.store(static_cast<int64_t>(ready_.size), std::memory_order_relaxed);
   progress |= UpdateCompletionWish();
   return progress;
 }
 
 // A completion can unblock an instruction waiting for a release, a barrier,
-// or a ready instruction left for the next pass (ReleaseOnly's); with none
+// or a ready instruction left for the next pass (RetireOnly's); with none
 // of them, a worker in the middle of a batch need not wake the scheduler
 // (vm/streams/completion_signal.h). Turning the wish on reports progress, so the
 // driver polls once more before it sleeps.
@@ -79,19 +74,19 @@ void Engine::RunAlone(Instruction* instr) {
 // is dispatched (the WAW edge waits for the release on the CPU).
 bool Engine::HasUnreleasedWriter(BlobObject& blob) const {
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
-  return Alive(blob.dependence().last_writer);
+  return blob.dependence().last_writer.alive();
 }
 
-// Releases, per active stream, the finished prefix of its running list. Only
-// the head is polled: release is in order per stream.
-bool Engine::ReleaseFinished() {
+// Retires, per active stream, the finished prefix of its running list. Only
+// the head is polled: retirement is in order per stream.
+bool Engine::RetireFinished() {
   bool progress = false;
   for (size_t i = 0; i < active_streams_.size();) {
     VmStream* s = active_streams_[i];
     while (!s->running.empty() && s->policy()->QueryDone(s->running.head)) {
       Instruction* instr = s->running.PopFront();
       VmCounters::Add<int64_t>(counters_->running_depth, -1);
-      Release(instr);
+      Retire(instr);
       progress = true;
     }
     if (s->running.empty()) {
@@ -105,8 +100,8 @@ bool Engine::ReleaseFinished() {
   return progress;
 }
 
-[[gnu::always_inline]] inline void Engine::Release(Instruction* instr, bool lively) {
-  for (Instruction* succ : instr->on_release) {
+[[gnu::always_inline]] inline void Engine::Retire(Instruction* instr, bool lively) {
+  for (Instruction* succ : instr->on_retire) {
     if (--succ->in_degree == 0) MakeReady(succ);
   }
   if (lively) LivelyErase(instr);
@@ -171,10 +166,10 @@ void Engine::Intake(InstructionList* list) {
 void Engine::Link(Instruction* instr) {
   for (const Access& a : instr->accesses) {
     Dependence& dep = a.blob->dependence();
-    if (Alive(dep.last_writer)) AddEdge(dep.last_writer, instr);
+    if (dep.last_writer.alive()) AddEdge(dep.last_writer, instr);
     if (a.write) {
       for (const InstrRef& r : dep.readers) {
-        if (Alive(r)) AddEdge(r, instr);
+        if (r.alive()) AddEdge(r, instr);
       }
       dep.readers.clear();
       dep.last_writer = instr->ref();
@@ -182,15 +177,16 @@ void Engine::Link(Instruction* instr) {
     }
     // A released reader needs no edge: the latest one's slot is reused (a
     // tensor read by every op of a chain keeps one entry, not a growing list).
-    if (!dep.readers.empty() && !Alive(dep.readers.back())) {
+    if (!dep.readers.empty() && !dep.readers.back().alive()) {
       dep.readers.back() = instr->ref();
       continue;
     }
     if (dep.readers.size() >= dep.compact_readers_at) {
       const InstrRef* live_end = std::remove_if(dep.readers.begin(), dep.readers.end(),
-                                                [](const InstrRef& r) { return !Alive(r); });
+                                                [](const InstrRef& r) { return !r.alive(); });
       dep.readers.truncate(static_cast<uint32_t>(live_end - dep.readers.begin()));
-      dep.compact_readers_at = std::max<size_t>(kCompactReadersAbove, 2 * dep.readers.size());
+      dep.compact_readers_at =
+          std::max<size_t>(Dependence::kCompactReadersAbove, 2 * dep.readers.size());
     }
     dep.readers.push_back(instr->ref());
   }
@@ -202,7 +198,7 @@ void Engine::Link(Instruction* instr) {
 // the device for each of its device_waits); any other edge waits for the
 // source's release.
 void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
-  EAGERVM_DCHECK(Alive(src_ref), "Engine::AddEdge from a released instruction");
+  EAGERVM_DCHECK(src_ref.alive(), "Engine::AddEdge from a released instruction");
   Instruction* src = src_ref.instr;
   if (src == dst) return;
   const bool same_stream = src->stream() == dst->stream();
@@ -217,7 +213,7 @@ void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
     if (src->state() == InstrState::kRunning || src->state() == InstrState::kReady) return;
     src->on_dispatch.push_back(dst);
   } else {
-    src->on_release.push_back(dst);
+    src->on_retire.push_back(dst);
   }
   ++dst->in_degree;
 }
@@ -297,7 +293,7 @@ void Engine::Dispatch(Instruction* instr, bool lively) {
     // is in order per stream): released now, not in a later pass through the
     // stream's running list (and no one need ask whether it is done).
     if (was_idle && (direct || s->policy()->QueryDone(instr))) {
-      Release(instr, lively);
+      Retire(instr, lively);
       return;
     }
     if (direct) instr->MarkDone();

@@ -47,14 +47,14 @@ class Engine {
   // order) taken in. Returns true if anything moved. The calling thread must
   // play ThreadRole::kScheduler (checked in debug and sanitizer builds).
   bool Schedule(InstructionList* incoming);
-  // Releases what has finished, and nothing else: successors this makes
+  // Retires what has finished, and nothing else: successors this makes
   // ready stay in the ready list, and barriers it makes due stay queued, for
   // the next Schedule() (the scheduler has been notified of every
   // completion, so it runs one). For a user thread asking whether the VM is
   // idle in all but name (VmImpl::RunOnCaller): it runs no kernel and no
   // callback of anyone else's. Returns true if anything moved. Same thread
   // rule as Schedule().
-  bool ReleaseOnly();
+  bool RetireOnly();
   // With the engine empty (nothing lively, so it can have no predecessor):
   // takes `instr` in (pending, not a barrier, on a stream whose Run
   // finishes it, as the CPU's does), runs it on this thread and releases
@@ -83,7 +83,7 @@ class Engine {
   void set_caller_driving(bool on) { caller_driving_ = on; }
 
  private:
-  bool ReleaseFinished();
+  bool RetireFinished();
   bool RunBarriers();
   void Intake(InstructionList* list);
   void Link(Instruction* instr);
@@ -94,7 +94,7 @@ class Engine {
   void Dispatch(Instruction* instr, bool lively = true);
   bool RunsInline(const VmStream* s, const Instruction* instr) const;
   void FlushHandoffs();
-  void Release(Instruction* instr, bool lively = true);
+  void Retire(Instruction* instr, bool lively = true);
   void MakeReady(Instruction* instr);
   void LivelyPush(Instruction* instr);
   void LivelyErase(Instruction* instr);

@@ -24,6 +24,11 @@ class VmStream;
 
 class Instruction {
  public:
+  // Every policy lives inline in the instruction (Emplace asserts the fit):
+  // no allocation per instruction. The largest is OpCallPolicy, whose
+  // KernelArgs keep an op's operands, metas and scalars inline (552 bytes on
+  // x86-64 with GCC 12; vm/policies/op_call_policy.cc asserts it fits); the
+  // rest leaves room for KernelArgs to grow without a heap block per op.
   static constexpr size_t kPolicyBufferSize = 1280;
 
   Instruction() = default;
@@ -102,7 +107,7 @@ class Instruction {
   Instruction* lively_next = nullptr;
   int32_t in_degree = 0;
   base::SmallVector<Instruction*, 2> on_dispatch;  // same-stream successors
-  base::SmallVector<Instruction*, 2> on_release;   // other successors
+  base::SmallVector<Instruction*, 2> on_retire;    // other successors
   // Cross-stream predecessors whose order this instruction's device enforces
   // itself (StreamPolicy::OrdersOnDevice). Consumed and cleared by the
   // stream policy's Run(); a predecessor already released needs no wait.
@@ -158,6 +163,8 @@ struct InstructionList {
     *other = InstructionList();
   }
 };
+
+inline bool InstrRef::alive() const { return instr != nullptr && instr->IsAlive(*this); }
 
 }  // namespace eagervm::vm
 

@@ -92,7 +92,7 @@ class InstructionPool {
     i->in_degree = 0;
     i->caller_runs = false;
     i->on_dispatch.clear();
-    i->on_release.clear();
+    i->on_retire.clear();
     i->accesses.clear();
     i->prepared = false;
   }

@@ -5,7 +5,7 @@
 //   kPending   accepted by VmImpl::Receive: in the VM's pending list, or in
 //              the engine's incoming list until intake
 //   kWaiting   linked, in-degree > 0: reachable only through its
-//              predecessors' on_dispatch / on_release edges
+//              predecessors' on_dispatch / on_retire edges
 //   kReady     in the engine's ready list
 //   kRunning   in its stream's running list, and until its stream's thread
 //              takes it also in the stream's handoff batch and the worker's

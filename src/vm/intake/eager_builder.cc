@@ -30,7 +30,7 @@ bool IsRelease(const Instruction* i) {
 // Reads go where the storage was last written (no cross-stream edge in the
 // common case); writes, and storages never written, to the current stream.
 absl::StatusOr<VmStream*> AccessStream(const Tensor& t, bool write, const char* what) {
-  VmStream* s = write ? nullptr : t.impl()->blob()->last_writer_stream();
+  VmStream* s = write ? nullptr : internal::ImplOf(t)->blob()->last_writer_stream();
   if (s != nullptr) return s;
   return ResolveStream(Stream::Current(t.device()), what);
 }
@@ -117,11 +117,12 @@ absl::Status EagerBuilder::AppendDeviceCopy(const Tensor& dst, const Tensor& src
   // from pageable memory) the stream's host pool, whose slow growth is paid
   // here, not on its thread. A host source a device copy wrote is that
   // device's pinned memory (D2H copies allocate there): no staging.
-  if (dst.device().is_cpu() || (src.device().is_cpu() && PageableHostSource(*src.impl()->blob()))) {
+  if (dst.device().is_cpu() ||
+      (src.device().is_cpu() && PageableHostSource(*internal::ImplOf(src)->blob()))) {
     (*stream)->policy()->ReserveHostStaging(dst.nbytes());
   }
-  const internal::TensorImpl& d = *dst.impl();
-  const internal::TensorImpl& s = *src.impl();
+  const internal::TensorImpl& d = *internal::ImplOf(dst);
+  const internal::TensorImpl& s = *internal::ImplOf(src);
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<DeviceCopyPolicy>(op, d.shared_blob(), static_cast<size_t>(d.offset),
                                    s.shared_blob(), static_cast<size_t>(s.offset), dst.nbytes(),
@@ -138,7 +139,7 @@ absl::Status EagerBuilder::SyncRead(const Tensor& t, size_t bytes, BlobCallback 
   absl::StatusOr<VmStream*> stream = AccessStream(t, /*write=*/false, what);
   if (!stream.ok()) return stream.status();
   if (bytes > 0 && !t.device().is_cpu()) (*stream)->policy()->ReserveHostStaging(bytes);
-  const internal::TensorImpl& impl = *t.impl();
+  const internal::TensorImpl& impl = *internal::ImplOf(t);
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset),
                                    bytes,
@@ -150,7 +151,7 @@ absl::Status EagerBuilder::SyncRead(const Tensor& t, size_t bytes, BlobCallback 
 }
 
 void EagerBuilder::AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream) {
-  const internal::TensorImpl& impl = *t.impl();
+  const internal::TensorImpl& impl = *internal::ImplOf(t);
   if (write) impl.blob()->NoteWrite(stream);
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset),
@@ -176,7 +177,7 @@ absl::Status EagerBuilder::AccessBlob(const Tensor& t, BlobCallback cb, bool wri
   // is a CPU stream (no cross-stream edge); not to a device's copy stream
   // (a CPU tensor made by a device-to-host copy), whose policy runs on the
   // scheduler thread.
-  VmStream* stream = write ? nullptr : t.impl()->blob()->last_writer_stream();
+  VmStream* stream = write ? nullptr : internal::ImplOf(t)->blob()->last_writer_stream();
   if (stream == nullptr || !stream->id().device().is_cpu()) {
     absl::StatusOr<VmStream*> cpu = ResolveStream(Stream::Current(Device::Cpu()), what);
     if (!cpu.ok()) return cpu.status();
@@ -197,7 +198,7 @@ absl::Status EagerBuilder::StagedAccess(const Tensor& t, BlobCallback cb, bool w
   // (The stand-in's handle drops at the end of this call: its release is
   // appended after the three, in order.)
   Tensor host = internal::NewTensor(TensorMeta{t.shape(), t.dtype(), Device::Cpu()});
-  if (!write || t.impl()->blob()->producer() != nullptr) {
+  if (!write || internal::ImplOf(t)->blob()->producer() != nullptr) {
     // A write of a tensor whose writers all failed before allocating finds
     // no bytes at run time either: the copy then leaves the stand-in empty
     // (the callback gets fresh memory, as on the CPU) instead of failing.

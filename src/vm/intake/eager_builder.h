@@ -70,15 +70,6 @@ class EagerBuilder final : public Builder {
   // A user's callback on a device tensor, through a CPU tensor (AccessBlob).
   absl::Status StagedAccess(const Tensor& t, BlobCallback cb, bool write, const char* what);
 
-  // The meta an operand for `t` points at (Operand::meta), among the
-  // `operands` of `args`; adds t's bytes to *bytes, and clears
-  // *holds_nothing when the copy takes a heap block.
-  [[gnu::always_inline]] static inline const TensorMeta* OperandMeta(const internal::TensorImpl& t,
-                                                                     internal::KernelArgs* args,
-                                                                     uint32_t operands,
-                                                                     size_t* bytes,
-                                                                     bool* holds_nothing);
-
   InstructionList list_;
   bool only_releases_ = true;  // releases never wait for back-pressure
 };

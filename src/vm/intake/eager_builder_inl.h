@@ -19,33 +19,82 @@ namespace eagervm::vm {
 
 namespace internal_submit {
 absl::Status TooManyScalars(const char* op);  // eager_builder.cc
-}  // namespace internal_submit
 
-[[gnu::always_inline]] inline const TensorMeta* EagerBuilder::OperandMeta(
-    const internal::TensorImpl& t, internal::KernelArgs* args, uint32_t operands, size_t* bytes,
-    bool* holds_nothing) {
-  if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
-    *bytes += t.blob()->nbytes();
-    return whole;
-  }
-  *bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
-  if (operands > internal::KernelArgs::kInlineMetas) *holds_nothing = false;
-  return internal::StableMeta(args, t.meta, operands);
-}
+// NewKernelCall's steps, each always_inline so that the op path stays one
+// function (their register use is measured: docs/performance.md).
 
-[[gnu::always_inline]] inline Instruction* EagerBuilder::NewKernelCall(const KernelCall& call,
-                                                                       const KernelCallArgs& a,
-                                                                       Stream stream,
-                                                                       absl::Status* error) {
+// The VmStream `stream` names for op `op` (the thread's last one, else
+// resolved), or nullptr with *error set.
+[[gnu::always_inline]] inline VmStream* ResolveOrError(Stream stream, const char* op,
+                                                       absl::Status* error) {
   VmStream* vs = LastResolvedStream(stream);
   if (vs == nullptr) [[unlikely]] {
-    absl::StatusOr<VmStream*> resolved = ResolveStream(stream, call.name);
+    absl::StatusOr<VmStream*> resolved = ResolveStream(stream, op);
     if (!resolved.ok()) {
       *error = resolved.status();
       return nullptr;
     }
     vs = *resolved;
   }
+  return vs;
+}
+
+// Records tensor `t` as one of the `operands` of `args`, in `*slot` and its
+// access in `*access`; `write`: the kernel writes it (an output or a
+// mutated input; inputs and outputs differ only there). Adds its bytes to
+// *bytes (for the inline decision) and clears *holds_nothing when recording
+// it took a heap block or a reference. Out-parameters, not a returned pair:
+// the compiler then keeps both in registers across the operands (a returned
+// pair measured ~20 instructions more per op).
+[[gnu::always_inline]] inline void AppendOperand(const internal::TensorImpl& t, bool write,
+                                                 VmStream* vs, internal::KernelArgs* args,
+                                                 uint32_t operands, internal::Operand* slot,
+                                                 Access* access, size_t* bytes,
+                                                 bool* holds_nothing) {
+  BlobObject* blob = t.blob();
+  if (write) {
+    blob->NoteWrite(vs);
+  } else if (blob->producer() == nullptr) [[unlikely]] {
+    args->keep_alive.push_back(t.shared_blob());  // no release will be queued for it
+    *holds_nothing = false;
+  }
+  // The meta the operand points at (Operand::meta): the storage's own when
+  // `t` is its whole extent, else a copy that lives as long as `args`.
+  const TensorMeta* meta;
+  if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
+    *bytes += blob->nbytes();
+    meta = whole;
+  } else {
+    *bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
+    if (operands > internal::KernelArgs::kInlineMetas) *holds_nothing = false;
+    meta = internal::StableMeta(args, t.meta, operands);
+  }
+  *slot = internal::Operand(blob, meta, t.offset, nullptr);
+  *access = Access{blob, write};
+}
+
+// Fills the scheduler's view (Instruction::PrepareForScheduler) of a
+// finished op call: its inline bytes, and whether its arguments hold
+// nothing but temporaries.
+[[gnu::always_inline]] inline Instruction* FinishPrepared(Instruction* instr, OpCallPolicy* policy,
+                                                          const KernelCall& call, size_t bytes,
+                                                          bool holds_nothing) {
+  instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
+  EAGERVM_DCHECK(holds_nothing == policy->args().HoldsNothingButTemps(),
+                 "NewKernelCall: holds_nothing");
+  policy->set_holds_nothing_but_temps(holds_nothing);
+  instr->prepared = true;
+  return instr;
+}
+}  // namespace internal_submit
+
+[[gnu::always_inline]] inline Instruction* EagerBuilder::NewKernelCall(const KernelCall& call,
+                                                                       const KernelCallArgs& a,
+                                                                       Stream stream,
+                                                                       absl::Status* error) {
+  VmStream* vs = internal_submit::ResolveOrError(stream, call.name, error);
+  if (vs == nullptr) [[unlikely]]
+    return nullptr;
   if (a.scalars.size() > internal::KernelArgs::kMaxScalars) [[unlikely]] {
     *error = internal_submit::TooManyScalars(call.name);
     return nullptr;
@@ -54,8 +103,9 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
   OpCallPolicy* policy = instr->Emplace<OpCallPolicy>(call);
   instr->set_stream(vs);
   internal::KernelArgs& args = policy->args();
-  // Whether destroying the arguments will do nothing (see below), tracked
-  // as they are filled: a few branches the compiler folds, not a re-check.
+  // Whether destroying the arguments will do nothing (see FinishPrepared),
+  // tracked as they are filled: a few branches the compiler folds, not a
+  // re-check.
   bool holds_nothing = a.inputs.size() <= internal::KernelArgs::kInlineInputs &&
                        a.outputs.size() <= internal::KernelArgs::kInlineOutputs;
   if (a.attrs != nullptr && *a.attrs != nullptr) [[unlikely]] {
@@ -63,8 +113,8 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
     holds_nothing = false;
   }
   for (size_t i = 0; i < a.scalars.size(); ++i) args.scalars[i] = a.scalars[i];
-  // The scheduler's view (Instruction::PrepareForScheduler) is filled here,
-  // while the operands are at hand: the storages and the inline bytes.
+  // The scheduler's view is filled here, while the operands are at hand:
+  // the storages and the inline bytes.
   const auto num_inputs = static_cast<uint32_t>(a.inputs.size());
   const auto num_outputs = static_cast<uint32_t>(a.outputs.size());
   const uint32_t operands = num_inputs + num_outputs;
@@ -73,32 +123,15 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
   internal::Operand* out = args.outputs.append_uninitialized(num_outputs);
   Access* access = instr->accesses.append_uninitialized(operands);
   for (uint32_t i = 0; i < num_inputs; ++i) {
-    const internal::TensorImpl& t = *a.inputs[i]->impl();
-    BlobObject* blob = t.blob();
-    const bool write = call.mutates(static_cast<int>(i));
-    if (write) {
-      blob->NoteWrite(vs);
-    } else if (blob->producer() == nullptr) [[unlikely]] {
-      args.keep_alive.push_back(t.shared_blob());  // no release will be queued for it
-      holds_nothing = false;
-    }
-    in[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing),
-                              t.offset, nullptr);
-    access[i] = Access{blob, write};
+    internal_submit::AppendOperand(*internal::ImplOf(*a.inputs[i]), call.mutated_mask.has(i), vs,
+                                   &args, operands, &in[i], &access[i], &bytes, &holds_nothing);
   }
   for (uint32_t i = 0; i < num_outputs; ++i) {
-    const internal::TensorImpl& t = *a.outputs[i]->impl();
-    BlobObject* blob = t.blob();
-    blob->NoteWrite(vs);
-    out[i] = internal::Operand(blob, OperandMeta(t, &args, operands, &bytes, &holds_nothing),
-                               t.offset, nullptr);
-    access[num_inputs + i] = Access{blob, true};
+    internal_submit::AppendOperand(*internal::ImplOf(*a.outputs[i]), /*write=*/true, vs, &args,
+                                   operands, &out[i], &access[num_inputs + i], &bytes,
+                                   &holds_nothing);
   }
-  instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
-  EAGERVM_DCHECK(holds_nothing == args.HoldsNothingButTemps(), "NewKernelCall: holds_nothing");
-  policy->set_holds_nothing_but_temps(holds_nothing);
-  instr->prepared = true;
-  return instr;
+  return internal_submit::FinishPrepared(instr, policy, call, bytes, holds_nothing);
 }
 
 }  // namespace eagervm::vm

@@ -27,7 +27,7 @@ absl::Status PhysicalRun(absl::FunctionRef<absl::Status(InstructionsBuilder*)> b
 
 absl::Status InstructionsBuilder::ReleaseTensor(const Tensor& t) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(t, "ReleaseTensor", "t"));
-  return Builder::From(this)->ReleaseBlob(t.impl()->shared_blob());
+  return Builder::From(this)->ReleaseBlob(internal::ImplOf(t)->shared_blob());
 }
 
 absl::Status InstructionsBuilder::AccessBlobByCallback(const Tensor& t,

@@ -36,10 +36,8 @@ absl::Status TooManyScalars(const char* op);
                                                             Stream stream) {
   if (InBuildCallback()) [[unlikely]]
     return internal_submit::SubmitInBuild(call, a, stream);
-  // Local copies, which never escape: the compiler then keeps their fields
-  // (often constants: an op's operand counts) in registers across the
-  // atomics below, instead of reloading them from `a` and `call` (whose
-  // address escapes into SubmitInBuild).
+  // Local copies that never escape, for registers (docs/performance.md,
+  // "Registers on the op path").
   const KernelCall local_call = call;
   const KernelCallArgs local_args = a;
   absl::Status error;

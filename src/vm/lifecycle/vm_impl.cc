@@ -15,7 +15,7 @@
 #include "vm/intake/process_vm.h"
 #include "vm/lifecycle/caller_runs.h"
 #include "vm/lifecycle/fork_guard.h"
-#include "vm/lifecycle/handoff.h"
+#include "vm/lifecycle/reply_slot.h"
 #include "vm/streams/vm_stream.h"
 
 namespace eagervm::vm {
@@ -187,7 +187,7 @@ bool VmImpl::LockEngineForCaller() {
 }
 
 bool VmImpl::ReleasePass() {
-  const bool progress = engine_.ReleaseOnly();
+  const bool progress = engine_.RetireOnly();
   submissions_.ReleaseWaitersIfDrained();
   return progress;
 }
@@ -248,8 +248,8 @@ void VmImpl::DrainOnThisThread() {
 absl::Status VmImpl::WaitAll() {
   absl::Status s = CheckMayBlock("Sync()");
   if (!s.ok()) return s;
-  HandoffHolder holder(options_.hang_timeout_ms > 0);
-  Handoff* h = holder.get();
+  ReplySlotHolder holder(options_.hang_timeout_ms > 0);
+  ReplySlot* h = holder.get();
   CallerRunsScope caller_runs(CallerRuns::kShort);  // an idle VM: the barrier runs here
   s = PhysicalRun([&](Builder* b) {
     return b->AddBarrier(

@@ -154,7 +154,7 @@ class VmImpl final : public VmContext {
   // RunOnCaller: takes engine_mu_, waiting up to ~50 us for a scheduler
   // pass to end, never for another caller (caller_drives_). True if taken.
   bool LockEngineForCaller() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, engine_mu_);
-  // The engine's driver: Engine::ReleaseOnly (releases what has finished;
+  // The engine's driver: Engine::RetireOnly (releases what has finished;
   // takes nothing in, runs nothing), then wakes back-pressure waiters if
   // that drained the VM enough.
   bool ReleasePass();

@@ -5,10 +5,15 @@
 #include "base/check.h"
 #include "base/fault_injection.h"
 #include "base/str_cat.h"
+#include "vm/engine/instruction.h"
 #include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
 
 namespace eagervm::vm {
+
+// The largest policy; Instruction::kPolicyBufferSize is sized for it.
+static_assert(sizeof(OpCallPolicy) <= Instruction::kPolicyBufferSize,
+              "OpCallPolicy outgrew the instruction's inline policy buffer");
 
 void OpCallPolicy::GetAccesses(AccessList*) const {
   // Never called: EagerBuilder::NewKernelCall records an op call's accesses
@@ -21,7 +26,7 @@ void OpCallPolicy::GetAccesses(AccessList*) const {
 void OpCallPolicy::Poison(const ErrorPtr& error) {
   for (internal::Operand& o : args_.outputs) o.blob->set_error(error);
   for (size_t i = 0; i < args_.inputs.size(); ++i) {
-    if (mutates(i)) args_.inputs[i].blob->set_error(error);
+    if (args_.mutated_mask.has(i)) args_.inputs[i].blob->set_error(error);
   }
 }
 
@@ -100,7 +105,7 @@ void OpCallPolicy::Compute(VmStream* stream) {
   for (uint32_t i = 0, n = args_.inputs.size(); i < n; ++i) {
     const BlobObject* blob = inputs[i].blob;
     if (blob->error() != nullptr || !blob->allocated() || !Readable(inputs[i])) [[unlikely]] {
-      if (!overwrites(i)) {
+      if (!overwritten_mask_.has(i)) {
         RefuseInput(stream, i);
         return;
       }
@@ -156,9 +161,9 @@ void OpCallPolicy::Compute(VmStream* stream) {
   for (uint32_t k = 0, n = args_.outputs.size(); k < n; ++k) {
     NoteWritten(args_.outputs[k], k < 64 && ((fresh_outputs >> k) & 1));
   }
-  if (overwritten_mask_ != 0) [[unlikely]] {
+  if (!overwritten_mask_.empty()) [[unlikely]] {
     for (uint32_t i = 0, n = args_.inputs.size(); i < n && i < 64; ++i) {
-      if (overwrites(i)) NoteWritten(inputs[i], (fresh_inputs >> i) & 1);
+      if (overwritten_mask_.has(i)) NoteWritten(inputs[i], (fresh_inputs >> i) & 1);
     }
   }
 }

@@ -32,11 +32,6 @@ class OpCallPolicy final : public InstructionPolicy {
   void set_holds_nothing_but_temps(bool v) { destructor_is_noop_ = v; }
 
  private:
-  bool mutates(size_t input) const {
-    return input < 64 && ((args_.mutated_mask >> input) & 1);  // 64 and up: read-only
-  }
-  // Input i is written without being read (OpOptions::overwritten_inputs).
-  bool overwrites(size_t input) const { return input < 64 && ((overwritten_mask_ >> input) & 1); }
   void Poison(const ErrorPtr& error);
   // Input i carries an error (forwarded to the outputs) or was never written.
   void RefuseInput(VmStream* stream, size_t i);
@@ -45,7 +40,8 @@ class OpCallPolicy final : public InstructionPolicy {
 
   const char* name_;
   const KernelFn* kernel_;
-  uint64_t overwritten_mask_ = 0;
+  // The inputs written without being read (OpOptions::overwritten_inputs).
+  internal::MutatedMask overwritten_mask_;
   internal::KernelArgs args_;
 };
 

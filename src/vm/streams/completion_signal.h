@@ -3,7 +3,7 @@
 //
 // The scheduler learns of completions by polling: each pass asks the head
 // of every active stream's running list whether it is done
-// (Engine::ReleaseFinished). A worker's notice only wakes it to poll. That
+// (Engine::RetireFinished). A worker's notice only wakes it to poll. That
 // is needed when a completion can unblock something: an instruction waiting
 // for a release (a successor on another stream, a read), a barrier (Sync,
 // GlobalSync, shutdown's drain), or a thread outside the engine waiting for
@@ -52,7 +52,7 @@ class CompletionSignal {
 
   // Any thread: how many completions skipped their notice so far. With
   // VmCounters::finished (releases), a measure of progress that moves while
-  // a worker runs a batch no one waits for (hang detection, vm/lifecycle/handoff.cc).
+  // a worker runs a batch no one waits for (hang detection, vm/lifecycle/reply_slot.cc).
   uint64_t unreported() const { return unreported_.load(std::memory_order_relaxed); }
 
   // The engine's driver (scheduler thread, or a user thread holding the

@@ -1,13 +1,13 @@
-// Handoff: a result passed from a VM thread to a user thread blocked on it
+// ReplySlot: where a VM thread leaves a result for a user thread blocked on it
 // (Sync, Wait, Item, ToVector, CopyToHost), which may give up when the VM
 // makes no progress for VmOptions::hang_timeout_ms (docs/reliability.md).
 //
-// The VM thread Claim()s the handoff before it touches anything the waiter
+// The VM thread Claim()s the slot before it touches anything the waiter
 // owns (the buffer a read copies into); a waiter gives up only while the
-// handoff is unclaimed, so a late result never lands in a buffer that is gone.
+// slot is unclaimed, so a late result never lands in a buffer that is gone.
 #include "vm/internal_only.h"  // not exported: src/vm/README.md
-#ifndef EAGERVM_VM_LIFECYCLE_HANDOFF_H_
-#define EAGERVM_VM_LIFECYCLE_HANDOFF_H_
+#ifndef EAGERVM_VM_LIFECYCLE_REPLY_SLOT_H_
+#define EAGERVM_VM_LIFECYCLE_REPLY_SLOT_H_
 
 #include <atomic>
 #include <memory>
@@ -20,7 +20,7 @@ namespace eagervm::vm {
 
 class VmImpl;
 
-class Handoff {
+class ReplySlot {
  public:
   // VM thread, once. False when the waiter has given up: then touch nothing
   // of the waiter's and do not Signal().
@@ -45,23 +45,23 @@ class Handoff {
   base::SyncWaiter waiter_;
 };
 
-// Owns a Handoff: on the waiter's stack when hang detection is off (the
+// Owns a ReplySlot: on the waiter's stack when hang detection is off (the
 // common case costs no allocation), shared with the instruction otherwise (a
-// waiter that gives up returns while the VM still holds the handoff).
-class HandoffHolder {
+// waiter that gives up returns while the VM still holds the slot).
+class ReplySlotHolder {
  public:
-  explicit HandoffHolder(bool may_give_up) {
-    if (may_give_up) shared_ = std::make_shared<Handoff>();
+  explicit ReplySlotHolder(bool may_give_up) {
+    if (may_give_up) shared_ = std::make_shared<ReplySlot>();
   }
-  Handoff* get() { return shared_ ? shared_.get() : &local_; }
+  ReplySlot* get() { return shared_ ? shared_.get() : &local_; }
   // For the instruction's callback to keep (null when on the stack).
-  const std::shared_ptr<Handoff>& keep() const { return shared_; }
+  const std::shared_ptr<ReplySlot>& keep() const { return shared_; }
 
  private:
-  Handoff local_;
-  std::shared_ptr<Handoff> shared_;
+  ReplySlot local_;
+  std::shared_ptr<ReplySlot> shared_;
 };
 
 }  // namespace eagervm::vm
 
-#endif  // EAGERVM_VM_LIFECYCLE_HANDOFF_H_
+#endif  // EAGERVM_VM_LIFECYCLE_REPLY_SLOT_H_

@@ -1,4 +1,4 @@
-#include "vm/lifecycle/handoff.h"
+#include "vm/lifecycle/reply_slot.h"
 
 #include "base/log.h"
 #include "base/str_cat.h"
@@ -6,7 +6,7 @@
 
 namespace eagervm::vm {
 
-absl::Status Handoff::Await(VmImpl& vm, const char* what) {
+absl::Status ReplySlot::Await(VmImpl& vm, const char* what) {
   const int64_t timeout_ms = vm.options().hang_timeout_ms;
   if (timeout_ms <= 0) {
     waiter_.Wait(vm.sync_spin_ns());
