@@ -36,6 +36,7 @@
 #ifndef EAGERVM_EAGERVM_H_
 #define EAGERVM_EAGERVM_H_
 
+#include "eagervm/autograd.h"
 #include "eagervm/custom_op.h"
 #include "eagervm/device.h"
 #include "eagervm/distributed.h"
@@ -45,6 +46,7 @@
 #include "eagervm/log.h"
 #include "eagervm/memory_stats.h"
 #include "eagervm/ops.h"
+#include "eagervm/optim.h"
 #include "eagervm/scalar.h"
 #include "eagervm/shape.h"
 #include "eagervm/status_macros.h"

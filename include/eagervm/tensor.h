@@ -152,6 +152,22 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   Tensor Reshape(Shape shape) const;
   Tensor Slice(int64_t begin, int64_t end) const;  // along dim 0
 
+  // Autograd (eagervm/autograd.h, docs/autograd.md). Never block.
+  // Marks this leaf (a tensor no recorded op made: a parameter) as requiring
+  // grad, or not, and returns the same handle; ops reading it are then
+  // recorded. Only floating tensors; an error tensor for others and for a
+  // tensor an op made. Call it before other threads use the tensor.
+  Tensor RequiresGrad(bool on = true) const;
+  // True for a leaf marked RequiresGrad() and for a tensor recorded ops made
+  // from one.
+  bool requires_grad() const;
+  // The gradient autograd::Backward accumulated into this leaf, or an
+  // undefined tensor. The same storage across Backward calls (accumulated in
+  // place), so read it before the next Backward if you keep it.
+  Tensor grad() const;
+  // This tensor's values with no gradient history (shares storage).
+  Tensor Detach() const;
+
 
  private:
   friend struct internal::TensorAccess;

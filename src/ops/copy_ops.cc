@@ -17,6 +17,8 @@ Tensor Tensor::To(Device device) const {
     Tensor out = internal::NewTensor(m);
     s = vm::PhysicalRun([&](vm::Builder* b) { return b->CopyAcrossDevices(out, *this, "To"); });
     if (!s.ok()) return Error(s);
+    if (internal::GradRecorder* recorder = internal::ActiveGradRecorder()) [[unlikely]]
+      recorder->RecordCopy(*this, out, "To");
     return out;
   }
   Tensor out = internal::NewTensor(meta());

@@ -4,6 +4,7 @@
 #include "eagervm/ops.h"
 #include "eagervm/status_macros.h"
 #include "ops/builtin.h"
+#include "ops/grad_hook.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 #include "ops/overlap.h"
@@ -54,6 +55,8 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
                   " but src is ", ToString(src.dtype()), " ", src.shape().ToString()));
   }
   if (dst.device() != src.device()) {
+    if (internal::GradRecorder* recorder = internal::ActiveGradRecorder()) [[unlikely]]
+      EAGERVM_RETURN_IF_ERROR(recorder->BeforeInplace(dst, src, "CopyInto"));
     return vm::PhysicalRun(
         [&](vm::Builder* b) { return b->CopyAcrossDevices(dst, src, "CopyInto"); });
   }

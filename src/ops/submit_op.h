@@ -15,6 +15,7 @@
 #include "eagervm/custom_op.h"
 #include "eagervm/stream.h"
 #include "eagervm/tensor.h"
+#include "ops/grad_hook.h"
 #include "ops/op_def.h"
 #include "vm/intake.h"
 #include "vm/kernel_call.h"
@@ -57,7 +58,8 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
 // function than the op (Zeros runs Fill); null: the op's name.
 // Inline: with the VM's one out-of-line call (SubmitKernelCall) it is every
 // op's path, and a call layer costs ~25 instructions per op.
-[[gnu::always_inline]] inline absl::Status SubmitOp(
+// SubmitOp without the autograd hook: what the recorder calls.
+[[gnu::always_inline]] inline absl::Status SubmitOpUnrecorded(
     const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
     absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
     const std::shared_ptr<const Attrs>* attrs = nullptr, const char* name = nullptr) {
@@ -77,6 +79,15 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
   if (name != nullptr) call.name = name;
   return vm::SubmitKernelCall(call, vm::KernelCallArgs{inputs, outputs, scalars, attrs},
                               vm::CurrentStream(device));
+}
+// Autograd in use (ops/grad_hook.h): the recorder checks, submits, records.
+[[gnu::always_inline]] inline absl::Status SubmitOp(
+    const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
+    absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
+    const std::shared_ptr<const Attrs>* attrs = nullptr, const char* name = nullptr) {
+  if (GradRecorder* recorder = ActiveGradRecorder()) [[unlikely]]
+    return recorder->Submit(OpCallRecord{&def, dtype, inputs, outputs, scalars, attrs, name});
+  return SubmitOpUnrecorded(def, dtype, inputs, outputs, scalars, attrs, name);
 }
 [[gnu::always_inline]] inline absl::Status SubmitOp(const OpDef& def, DType dtype,
                                                     std::initializer_list<const Tensor*> inputs,

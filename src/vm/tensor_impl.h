@@ -5,6 +5,8 @@
 #ifndef EAGERVM_VM_TENSOR_IMPL_H_
 #define EAGERVM_VM_TENSOR_IMPL_H_
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -28,9 +30,48 @@ class StorageHandle {
   StorageHandle& operator=(const StorageHandle&) = delete;
   const std::shared_ptr<vm::BlobObject>& blob() const { return blob_; }
 
+  // The storage's version: bumped by every in-place op once autograd is in
+  // use (src/autograd), so a backward formula finds a saved tensor that was
+  // overwritten after the forward read it. Any thread; relaxed: two writers
+  // racing may lose one bump, never both, so a changed storage never reads
+  // as unchanged.
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void BumpVersion() {
+    version_.store(version_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+
  private:
   std::shared_ptr<vm::BlobObject> blob_;
+  std::atomic<uint32_t> version_{0};
 };
+
+// What autograd keeps per tensor (requires_grad, the node that made it, the
+// accumulated gradient); defined by src/autograd, opaque here.
+struct AutogradMeta;
+
+// A TensorImpl's autograd record. Not copied with its TensorImpl: a copy is a
+// view, which autograd records on its own (RecordView below).
+class AutogradSlot {
+ public:
+  AutogradSlot() = default;
+  AutogradSlot(const AutogradSlot&) {}
+  AutogradSlot& operator=(const AutogradSlot&) {
+    meta_.reset();
+    return *this;
+  }
+  AutogradMeta* get() const { return meta_.get(); }
+  const std::shared_ptr<AutogradMeta>& shared() const { return meta_; }
+  void Set(std::shared_ptr<AutogradMeta> m) { meta_ = std::move(m); }
+
+ private:
+  std::shared_ptr<AutogradMeta> meta_;
+};
+
+// Set once by src/autograd when the first tensor requires grad: records that
+// `view` (Reshape, Slice) was made from `base`, a tensor with an autograd
+// record. Called only for such a base, so never while null.
+using ViewRecorder = void (*)(const Tensor& base, const Tensor& view, const char* op);
+inline std::atomic<ViewRecorder> g_view_recorder{nullptr};
 
 // The storage's own meta (BlobObject::meta()) when a tensor covers its whole
 // storage with that meta, else null. Not copied with its TensorImpl: a copy
@@ -61,6 +102,7 @@ struct TensorImpl {
   // vm::ForkGeneration() at creation: made before a fork(), the tensor is an
   // error in the child (Tensor::ok(); docs/reliability.md).
   uint32_t fork_generation = vm::ForkGeneration();
+  AutogradSlot autograd;  // empty unless autograd is in use for this tensor
 
   vm::BlobObject* blob() const { return storage->blob().get(); }
   const std::shared_ptr<vm::BlobObject>& shared_blob() const { return storage->blob(); }
@@ -106,6 +148,14 @@ inline absl::Status CheckTensor(const Tensor& t, std::string_view op, std::strin
 
 // A tensor with fresh (not yet allocated) storage.
 Tensor NewTensor(const TensorMeta& meta);
+
+// `view`, made from `base`, after autograd recorded it when `base` has an
+// autograd record (every view maker returns through here).
+inline Tensor RecordedView(const Tensor& base, Tensor view, const char* op) {
+  if (ImplOf(base)->autograd.get() != nullptr) [[unlikely]]
+    g_view_recorder.load(std::memory_order_acquire)(base, view, op);
+  return view;
+}
 
 }  // namespace eagervm::internal
 

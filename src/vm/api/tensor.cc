@@ -98,7 +98,7 @@ Tensor Tensor::Reshape(Shape shape) const {
   }
   auto view = std::make_shared<internal::TensorImpl>(*impl_);
   view->meta.shape = shape;
-  return Tensor(std::move(view));
+  return internal::RecordedView(*this, Tensor(std::move(view)), "Reshape");
 }
 
 Tensor Tensor::Slice(int64_t begin, int64_t end) const {
@@ -116,7 +116,7 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
   const int64_t row = size(0) == 0 ? 0 : numel() / size(0);
   view->meta.shape[0] = end - begin;
   view->offset += begin * row * static_cast<int64_t>(SizeOf(dtype()));
-  return Tensor(std::move(view));
+  return internal::RecordedView(*this, Tensor(std::move(view)), "Slice");
 }
 
 absl::StatusOr<Tensor> Checked(Tensor t) {

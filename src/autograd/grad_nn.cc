@@ -1,0 +1,87 @@
+// Backward formulas of LayerNorm and the indexing family (IndexSelect,
+// Concat, Split).
+#include <numeric>
+
+#include "autograd/grad_formulas.h"
+#include "base/str_cat.h"
+
+namespace eagervm::internal {
+namespace {
+
+using autograd::BackwardContext;
+using G = absl::Span<const Tensor>;
+
+// LayerNorm over the last axis: xhat = (x - mean) * rstd, y = xhat * w + b.
+// dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = g * w.
+GradList LayerNormGrad(const BackwardContext& c, G g) {
+  const Tensor& x = c.input(0);
+  const Tensor& w = c.input(1);
+  const double eps = c.scalars()[0].to<double>();
+  const Tensor centered = x - ops::Mean(x, -1, true);
+  const Tensor var = ops::Mean(centered * centered, -1, true);
+  const Tensor rstd = ops::Pow(var + eps, -0.5);
+  const Tensor xhat = centered * rstd;
+  std::vector<Tensor> r(3);
+  if (c.needs_input_grad(0)) {
+    const Tensor dxhat = g[0] * w;
+    r[0] = rstd * (dxhat - ops::Mean(dxhat, -1, true) - xhat * ops::Mean(dxhat * xhat, -1, true));
+  }
+  if (c.needs_input_grad(1)) r[1] = SumTo(g[0] * xhat, c.input_meta(1).shape);
+  if (c.needs_input_grad(2)) r[2] = SumTo(g[0], c.input_meta(2).shape);
+  return r;
+}
+
+// The indices [begin, end) as an int64 tensor on `device`.
+Tensor Range(int64_t begin, int64_t end, Device device) {
+  std::vector<int64_t> v(static_cast<size_t>(end - begin));
+  std::iota(v.begin(), v.end(), begin);
+  return FromVector<int64_t>(v, Shape{end - begin}, device);
+}
+
+// IndexSelect along axis 0: rows of x picked by index; the gradient adds
+// each picked row's gradient back to its row: one_hot(index)^T g.
+GradList IndexSelectGrad(const BackwardContext& c, G g) {
+  const TensorMeta& x = c.input_meta(0);
+  const Tensor& index = c.input(1);
+  const int64_t axis = c.scalars()[0].to<int64_t>();
+  if (axis != 0) {
+    return absl::UnimplementedError(base::Cat(
+        "IndexSelect along axis ", axis, " of ", x.shape,
+        " has no backward yet (axis 0, an embedding lookup, has); Permute the axis to the front"));
+  }
+  const int64_t rows = x.shape[0];
+  const int64_t n = index.numel();
+  const int64_t width = rows == 0 ? 0 : x.shape.numel() / rows;
+  const Tensor hot = ops::OneHot(index.Reshape(Shape{n}), rows, x.dtype);
+  const Tensor dx = ops::MatMul(hot, g[0].Reshape(Shape{n, width}), true, false);
+  return std::vector<Tensor>{dx.Reshape(x.shape), Tensor()};
+}
+
+GradList ConcatGrad(const BackwardContext& c, G g) {
+  const int axis = static_cast<int>(c.scalars()[0].to<int64_t>());
+  std::vector<Tensor> r(static_cast<size_t>(c.num_inputs()));
+  int64_t begin = 0;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    const int64_t n = c.input_meta(i).shape[axis];
+    if (c.needs_input_grad(i))
+      r[i] = ops::IndexSelect(g[0], axis, Range(begin, begin + n, g[0].device()));
+    begin += n;
+  }
+  return r;
+}
+
+GradList SplitGrad(const BackwardContext& c, G g) {
+  const int axis = static_cast<int>(c.scalars()[0].to<int64_t>());
+  return std::vector<Tensor>{ops::Concat(g, axis)};
+}
+
+}  // namespace
+
+void DefineNnGrads() {
+  DefineGradFormula("LayerNorm", LayerNormGrad, Bit(0) | Bit(1), kSaveNone);
+  DefineGradFormula("IndexSelect", IndexSelectGrad, Bit(1), kSaveNone);
+  DefineGradFormula("Concat", ConcatGrad, kSaveNone, kSaveNone);
+  DefineGradFormula("Split", SplitGrad, kSaveNone, kSaveNone);
+}
+
+}  // namespace eagervm::internal

@@ -1,0 +1,114 @@
+// optim::Sgd and optim::Adam: in-place updates inside a NoGradGuard.
+#include "eagervm/optim.h"
+
+#include "autograd/grad_node.h"
+#include "base/str_cat.h"
+#include "eagervm/autograd.h"
+#include "eagervm/ops.h"
+#include "eagervm/status_macros.h"
+
+namespace eagervm::optim {
+namespace {
+
+// The parameter's gradient if it has one (undefined: skip it), or why it
+// cannot be updated.
+absl::StatusOr<Tensor> GradOf(const Tensor& p, size_t i, const char* opt) {
+  if (!p.ok() || !p.requires_grad() || internal::AutogradOf(p)->grad_fn != nullptr) {
+    return absl::InvalidArgumentError(
+        base::Cat(opt, "::Step: parameter ", i, " is not a leaf that requires grad ",
+                  p.ok() ? "(mark it with RequiresGrad())" : p.status().message()));
+  }
+  Tensor g = p.grad();
+  if (g.defined() && (!g.ok() || g.meta() != p.meta())) {
+    return absl::InvalidArgumentError(base::Cat(opt, "::Step: the grad of parameter ", i,
+                                                " does not match it (", g.shape(), " vs ",
+                                                p.shape(), ")"));
+  }
+  return g;
+}
+
+std::vector<Tensor> ZerosLike(const std::vector<Tensor>& params) {
+  std::vector<Tensor> out;
+  for (const Tensor& p : params) out.push_back(Zeros(p.shape(), p.dtype(), p.device()));
+  return out;
+}
+
+}  // namespace
+
+Sgd::Sgd(std::vector<Tensor> params, double lr, double momentum, double weight_decay)
+    : params_(std::move(params)), lr_(lr), momentum_(momentum), weight_decay_(weight_decay) {
+  if (momentum_ != 0) momentum_buffers_ = ZerosLike(params_);
+}
+
+absl::Status Sgd::Step() {
+  std::vector<Tensor> grads;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    absl::StatusOr<Tensor> g = GradOf(params_[i], i, "Sgd");
+    if (!g.ok()) return g.status();
+    grads.push_back(*std::move(g));
+  }
+  autograd::NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    const Tensor& p = params_[i];
+    Tensor d = grads[i];
+    if (weight_decay_ != 0) d = d + ops::MulScalar(p, weight_decay_);
+    if (momentum_ != 0) {
+      EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(momentum_buffers_[i], momentum_));
+      EAGERVM_RETURN_IF_ERROR(ops::AddInplace(momentum_buffers_[i], d));
+      d = momentum_buffers_[i];
+    }
+    EAGERVM_RETURN_IF_ERROR(ops::Axpy(p, -lr_, d));
+  }
+  return absl::OkStatus();
+}
+
+Adam::Adam(std::vector<Tensor> params, double lr, double beta1, double beta2, double eps)
+    : params_(std::move(params)), lr_(lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
+  m_ = ZerosLike(params_);
+  v_ = ZerosLike(params_);
+  for (const Tensor& p : params_) {
+    size_t k = 0;
+    while (k < beta1_pow_.size() &&
+           (beta1_pow_[k].dtype() != p.dtype() || beta1_pow_[k].device() != p.device()))
+      ++k;
+    if (k == beta1_pow_.size()) {
+      beta1_pow_.push_back(Full(Shape{}, 1.0, p.dtype(), p.device()));
+      beta2_pow_.push_back(Full(Shape{}, 1.0, p.dtype(), p.device()));
+    }
+    group_.push_back(k);
+  }
+}
+
+absl::Status Adam::Step() {
+  std::vector<Tensor> grads;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    absl::StatusOr<Tensor> g = GradOf(params_[i], i, "Adam");
+    if (!g.ok()) return g.status();
+    grads.push_back(*std::move(g));
+  }
+  autograd::NoGradGuard no_grad;
+  // Bias corrections as 0-d tensors (not host numbers), so a captured step
+  // replays with the right step count.
+  std::vector<Tensor> c1, c2;
+  for (size_t k = 0; k < beta1_pow_.size(); ++k) {
+    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta1_pow_[k], beta1_));
+    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta2_pow_[k], beta2_));
+    c1.push_back(ops::MulScalar(1.0 - beta1_pow_[k], 1.0 / lr_));  // (1 - beta1^t) / lr
+    c2.push_back(ops::Sqrt(1.0 - beta2_pow_[k]));                  // sqrt(1 - beta2^t)
+  }
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Tensor& g = grads[i];
+    if (!g.defined()) continue;
+    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(m_[i], beta1_));
+    EAGERVM_RETURN_IF_ERROR(ops::Axpy(m_[i], 1 - beta1_, g));
+    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(v_[i], beta2_));
+    EAGERVM_RETURN_IF_ERROR(ops::Axpy(v_[i], 1 - beta2_, g * g));
+    // p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
+    const Tensor denom = ops::AddScalar(ops::Sqrt(v_[i]) / c2[group_[i]], eps_);
+    EAGERVM_RETURN_IF_ERROR(ops::SubInplace(params_[i], m_[i] / denom / c1[group_[i]]));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace eagervm::optim
