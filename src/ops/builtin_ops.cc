@@ -60,6 +60,10 @@ void RegisterBuiltinOps(OpRegistry& r) {
   Define(r, "SubInplace", {0});  // inplace_arith_ops.cc
   Define(r, "Axpy", {0});
   Define(r, "DivScalarInplace", {0});
+  // Strided views (ops/strided.h): a compact copy of a view, and a write of
+  // a compact tensor into a view's elements (input 0: the view's byte span).
+  Define(r, "StridedCopy");
+  Define(r, "StridedCopyInto", {0});
 }
 
 }  // namespace eagervm::internal

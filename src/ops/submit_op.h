@@ -16,6 +16,7 @@
 #include "eagervm/stream.h"
 #include "eagervm/tensor.h"
 #include "ops/op_def.h"
+#include "ops/strided.h"
 #include "vm/intake.h"
 #include "vm/kernel_call.h"
 #include "vm/tensor_impl.h"  // CheckTensor, NewTensor
@@ -61,6 +62,11 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
     const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
     absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
     const std::shared_ptr<const Attrs>* attrs = nullptr, const char* name = nullptr) {
+  // A strided view among the inputs: its own path (ops/strided.h).
+  for (const Tensor* in : inputs) {
+    if (in->impl() != nullptr && !in->impl()->strides.empty()) [[unlikely]]
+      return SubmitStridedOp(def, dtype, inputs, outputs, scalars, attrs, name);
+  }
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
   const Device device = first->impl()->meta.device;  // validated: defined
   // Shapes inferred from valid inputs may still be too large (broadcasting

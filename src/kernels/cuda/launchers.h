@@ -37,6 +37,18 @@ struct BroadcastArgs {
   int64_t stride_b[kMaxDims] = {};
 };
 
+// A strided view: its dims and element strides (ops/strided.h).
+struct StridedArgs {
+  int rank = 0;
+  int64_t dims[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+};
+// scatter false: dst (compact, n elements) = the view `args` of src;
+// scatter true: the view `args` of dst = src (compact). Elements of
+// `elem_bytes` (1, 2, 4 or 8).
+cudaError_t LaunchStridedCopy(int elem_bytes, bool scatter, void* dst, const void* src,
+                              const StridedArgs& args, int64_t n, cudaStream_t stream);
+
 cudaError_t LaunchFill(DT dt, void* out, int64_t n, ScalarArg value, cudaStream_t stream);
 // out = op(a, b) with broadcasting; `out` may alias `a` (AddInplace).
 cudaError_t LaunchBinary(BinaryKind op, DT dt, void* out, const void* a, const void* b,
