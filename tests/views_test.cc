@@ -10,6 +10,7 @@
 
 #include "eagervm/eagervm.h"
 #include "eagervm/graph.h"
+#include "eagervm/instructions_builder.h"
 #include "ops_test_util.h"
 
 namespace eagervm {
@@ -160,6 +161,7 @@ TEST(Views, ElementwiseOpsReadStridesWithoutCopies) {
     Tensor sum = ops::Add(v, other), rsum = ops::Add(other, v), prod = ops::Mul(v, v);
     Tensor relu = ops::Relu(v), ex = ops::Exp(v), sc = ops::MulScalar(v, 3.0);
     Tensor diff = ops::Sub(v, v.Contiguous());
+    Tensor lt = ops::Lt(v, other), mn = ops::Minimum(other, v);
     std::vector<float> want_sum(x.size()), want_prod(x.size()), want_relu(x.size()),
         want_exp(x.size()), want_sc(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
@@ -176,6 +178,14 @@ TEST(Views, ElementwiseOpsReadStridesWithoutCopies) {
     testing::ExpectNear(Values<float>(ex), want_exp, "Exp");
     testing::ExpectNear(Values<float>(sc), want_sc, "MulScalar");
     testing::ExpectNear(Values<float>(diff), std::vector<float>(x.size(), 0), "Sub");
+    std::vector<bool> want_lt;
+    std::vector<float> want_mn;
+    for (size_t i = 0; i < x.size(); ++i) {
+      want_lt.push_back(x[i] < w[i]);
+      want_mn.push_back(std::min(x[i], w[i]));
+    }
+    EXPECT_EQ(Values<bool>(lt), want_lt);
+    EXPECT_EQ(Values<float>(mn), want_mn);
     // Only the explicit Contiguous() above copied.
     EXPECT_EQ(VirtualMachine::Get().GetStats().contiguous_copies - copies, 1u);
   }
@@ -387,6 +397,12 @@ TEST(Views, ErrorsNameTheOpAndShapes) {
   EXPECT_NE(s.message().find("CopyInto"), std::string::npos) << s;
   s = ops::FillInplace(e, 1.0);
   EXPECT_NE(s.message().find("FillInplace"), std::string::npos) << s;
+  // Raw access to a strided view's memory is refused (its bytes are not the view).
+  s = vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
+    return b->AccessBlobByCallback(
+        t.T(), [](void*, size_t) {}, vm::AccessMode::kRead);
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
 TEST(Views, IntegerAndBoolViews) {

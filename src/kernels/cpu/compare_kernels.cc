@@ -7,6 +7,8 @@
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/strided.h"
+#include "ops/strided.h"
 
 namespace eagervm::kernels {
 namespace {
@@ -72,8 +74,35 @@ void Row(O* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
   }
 }
 
+// Broadcast2 when an input is a strided view (strided.h): any row steps.
+template <typename Op, typename O, typename T>
+void StridedBroadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
+  const Shape& out_shape = ctx.output_meta(0).shape;
+  int64_t sa[Shape::kMaxDims], sb[Shape::kMaxDims];
+  AlignStrides(LayoutOfInput(ctx, 0), out_shape, sa);
+  AlignStrides(LayoutOfInput(ctx, 1), out_shape, sb);
+  const std::vector<int64_t> so = internal::CompactStrides(out_shape);
+  const int64_t* const strides[3] = {so.data(), sa, sb};
+  ForEachStridedRow(MakeStridedPlan<3>(out_shape, strides),
+                    [&](const int64_t* off, int64_t n, const int64_t* step) {
+                      O* o = out + off[0];
+                      const T* x = a + off[1];
+                      const T* y = b + off[2];
+                      if ((step[1] == 0 || step[1] == 1) && (step[2] == 0 || step[2] == 1)) {
+                        Row<Op>(o, x, y, n, step[1], step[2]);
+                      } else {
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i] = Op::Apply(x[i * step[1]], y[i * step[2]]);
+                      }
+                    });
+}
+
 template <typename Op, typename O, typename T>
 void Broadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
+  if (!NoStridedInputs(ctx)) [[unlikely]] {
+    StridedBroadcast2<Op>(ctx, out, a, b);
+    return;
+  }
   const Shape& out_shape = ctx.output_meta(0).shape;
   const Shape& a_shape = ctx.input_meta(0).shape;
   const Shape& b_shape = ctx.input_meta(1).shape;
@@ -217,6 +246,10 @@ void RegisterCompareCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Where>(r, "Where", kAllTypes);
   RegisterCpu<Abs>(r, "Abs", kNumericTypes);
   RegisterCpu<Pow>(r, "Pow", kFloatTypes);
+  // These read strided views natively (strided.h).
+  for (const char* op : {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Minimum"}) {
+    r.SetCpuStridedInputs(op, 0b11);
+  }
 }
 
 }  // namespace eagervm::kernels

@@ -51,20 +51,55 @@ StridedPlan<K> MakeStridedPlan(const Shape& shape, const int64_t* const (&stride
   return p;
 }
 
-// Calls row(off, n, step) once per innermost row of n elements: off[k] is
-// operand k's element offset of the row's first element, step[k] its stride
-// along the row.
+// Calls row(off, n, step) once per run of n elements along the innermost
+// dim: off[k] is operand k's element offset of the run's first element,
+// step[k] its stride along it. Where some operand steps by more than one
+// element along the innermost dim (a transposed view), the last two dims are
+// walked in square tiles, so that both that operand and the compact ones
+// stay in cache (a plain row walk would read one element per cache line).
 template <int K, typename RowFn>
 void ForEachStridedRow(const StridedPlan<K>& p, RowFn&& row) {
   const int last = p.rank - 1;
   const int64_t n = p.dims[last];
   if (n == 0) return;
   int64_t step[K];
-  for (int k = 0; k < K; ++k) step[k] = p.strides[k][last];
+  bool gather = false;
+  for (int k = 0; k < K; ++k) {
+    step[k] = p.strides[k][last];
+    gather |= step[k] > 1;
+  }
   int64_t rows = 1;
   for (int d = 0; d < last; ++d) {
     if (p.dims[d] == 0) return;
     rows *= p.dims[d];
+  }
+  constexpr int64_t kTile = 32;
+  if (gather && last >= 1 && n > kTile && p.dims[last - 1] > kTile) {
+    const int mid = last - 1;
+    const int64_t m = p.dims[mid];
+    int64_t outer = 1;
+    for (int d = 0; d < mid; ++d) outer *= p.dims[d];
+    int64_t index[Shape::kMaxDims] = {};
+    int64_t base[K] = {};
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t r0 = 0; r0 < m; r0 += kTile) {
+        for (int64_t c0 = 0; c0 < n; c0 += kTile) {
+          const int64_t len = n - c0 < kTile ? n - c0 : kTile;
+          for (int64_t r = r0; r < m && r < r0 + kTile; ++r) {
+            int64_t off[K];
+            for (int k = 0; k < K; ++k) off[k] = base[k] + r * p.strides[k][mid] + c0 * step[k];
+            row(static_cast<const int64_t*>(off), len, static_cast<const int64_t*>(step));
+          }
+        }
+      }
+      for (int d = mid - 1; d >= 0; --d) {
+        for (int k = 0; k < K; ++k) base[k] += p.strides[k][d];
+        if (++index[d] < p.dims[d]) break;
+        for (int k = 0; k < K; ++k) base[k] -= p.strides[k][d] * p.dims[d];
+        index[d] = 0;
+      }
+    }
+    return;
   }
   int64_t index[Shape::kMaxDims] = {};
   int64_t off[K] = {};
