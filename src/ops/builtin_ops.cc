@@ -62,6 +62,7 @@ void RegisterBuiltinOps(OpRegistry& r) {
   Define(r, "DivScalarInplace", {0});
   // Strided views (ops/strided.h): a compact copy of a view, and a write of
   // a compact tensor into a view's elements (input 0: the view's byte span).
+  Define(r, "RandomUniform");  // random_ops.cc
   Define(r, "StridedCopy");
   Define(r, "StridedCopyInto", {0});
 }

@@ -66,6 +66,9 @@ cudaError_t LaunchReduce(ReduceKind kind, DT dt, void* out, const void* x, int64
 cudaError_t LaunchCast(DT from, DT to, void* out, const void* x, int64_t n, cudaStream_t stream);
 // Element i is a function of (key, i) only: the CPU kernel's generator.
 cudaError_t LaunchRandomNormal(DT dt, void* out, int64_t n, uint64_t key, cudaStream_t stream);
+// U[lo, hi) as the CPU kernel computes it; `top`: the largest dtype value below hi.
+cudaError_t LaunchRandomUniform(DT dt, void* out, int64_t n, uint64_t key, double lo, double hi,
+                                double top, cudaStream_t stream);
 // out[cols, rows] = x[rows, cols]^T for elements of `elem_bytes` (1, 4 or 8).
 cudaError_t LaunchTranspose(int elem_bytes, void* out, const void* x, int64_t rows, int64_t cols,
                             cudaStream_t stream);

@@ -3,6 +3,8 @@
 // integers through a plain kernel, wrapping like the CPU).
 #include <cublas_v2.h>
 
+#include <cmath>
+
 #include "device/cuda/kernel_resources.h"
 #include "kernels/cuda/kernel_util.h"
 
@@ -102,6 +104,19 @@ void RegisterMathKernels(internal::OpRegistry& r) {
     return Launched(cuda::LaunchRandomNormal(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(), key,
                                              StreamOf(ctx)),
                     "RandomNormal kernel launch");
+  });
+  RegisterCuda(r, "RandomUniform", kFloat, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.output_meta(0);
+    const uint64_t key = Finalize(static_cast<uint64_t>(ctx.scalar(0).to<int64_t>()));
+    const double lo = std::get<double>(ctx.attrs().at("lo"));
+    const double hi = std::get<double>(ctx.attrs().at("hi"));
+    const double top =
+        m.dtype == DType::kFloat32
+            ? static_cast<double>(std::nextafter(static_cast<float>(hi), static_cast<float>(lo)))
+            : std::nextafter(hi, lo);
+    return Launched(cuda::LaunchRandomUniform(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(),
+                                              key, lo, hi, top, StreamOf(ctx)),
+                    "RandomUniform kernel launch");
   });
   RegisterCuda(r, "Transpose", kAll, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
