@@ -225,6 +225,32 @@ TEST(AutogradGradCheck, IndexingAndViews) {
   GradCheck("SliceOfSlice", [](auto& x) { return x[0].Slice(1, 4).Slice(1, 2) + x[0].Slice(0, 1); },
             {In(rng, {4, 2})});
   GradCheck("Copy", [](auto& x) { return x[0].To(Device::Cpu()) * x[0]; }, {In(rng, {3})});
+  // Strided views: gradients flow back through the view's geometry.
+  GradCheck("SliceAxis1", [](auto& x) { return x[0].Slice(1, 1, 3) * 2.0; }, {In(rng, {3, 4})});
+  GradCheck("T", [](auto& x) { return ops::MatMul(x[0].T(), x[1]); },
+            {In(rng, {3, 2}), In(rng, {3, 4})});
+  GradCheck("Permute",
+            [](auto& x) {
+              return x[0].Permute({2, 0, 1}) * x[1];
+            },
+            {In(rng, {2, 3, 4}), In(rng, {4, 2, 3})});
+  GradCheck("Expand",
+            [](auto& x) {
+              return x[0].Expand({4, 3}) * x[1];
+            },
+            {In(rng, {1, 3}), In(rng, {4, 3})});
+  GradCheck("ExpandNewDims",
+            [](auto& x) {
+              return ops::Exp(x[0].Expand({2, 3, 3}));
+            },
+            {In(rng, {3})});
+  GradCheck("Contiguous", [](auto& x) { return x[0].T().Contiguous().Reshape({6}); },
+            {In(rng, {2, 3})});
+  GradCheck("ViewOfView",
+            [](auto& x) {
+              return x[0].Permute({1, 0}).Slice(1, 0, 2) + 1.0;
+            },
+            {In(rng, {3, 4})});
 }
 
 TEST(AutogradGradCheck, AnMlpStep) {

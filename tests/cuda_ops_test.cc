@@ -209,6 +209,14 @@ TEST_F(CudaOps, CastBetweenEveryPairIncludingEdgeValues) {
   }
 }
 
+TEST_F(CudaOps, RandomUniformMatchesTheCpuGenerator) {
+  for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+    Tensor c = ops::RandomUniform({4097}, dt, Device::Cpu(), 31, -1.0, 4.0);
+    Tensor g = ops::RandomUniform({4097}, dt, kGpu, 31, -1.0, 4.0);
+    ExpectSameValues<double>(ops::Cast(c, DType::kFloat64), ops::Cast(g, DType::kFloat64), 0);
+  }
+}
+
 TEST_F(CudaOps, RandomNormalMatchesTheCpuGenerator) {
   for (int64_t n : {1, 2, 1001}) {
     Tensor c = RandomNormal({n}, DType::kFloat64, Device::Cpu(), 77);

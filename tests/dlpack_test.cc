@@ -373,14 +373,59 @@ TEST(DLPack, RejectsUnsupportedDTypes) {
   }
 }
 
-TEST(DLPack, RejectsNonContiguousStrides) {
-  Producer p(kF32, {2, 2}, sizeof(float));
-  int64_t transposed[2] = {1, 2};
-  p.managed.dl_tensor.strides = transposed;
-  ExpectRejected(p, "not compact row-major (2, 1)");
-  int64_t padded[2] = {4, 1};
-  p.managed.dl_tensor.strides = padded;
-  ExpectRejected(p, "strides (4, 1)");
+// Non-compact strides import as a strided view over the producer's memory
+// (no copy); negative strides are rejected.
+TEST(DLPack, ImportsNonCompactStridesAsAStridedView) {
+  {
+    Producer p(kF32, {2, 2}, sizeof(float));
+    for (int i = 0; i < 4; ++i) p.data<float>()[i] = static_cast<float>(i + 1);
+    int64_t transposed[2] = {1, 2};
+    p.managed.dl_tensor.strides = transposed;
+    Tensor t = FromDLPack(&p.managed);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_FALSE(t.is_contiguous());
+    EXPECT_EQ(*t.ToVector<float>(), (std::vector<float>{1, 3, 2, 4}));
+    ASSERT_TRUE(ops::AddInplace(t, FromVector<float>({10, 20, 30, 40}, {2, 2})).ok());
+    ASSERT_TRUE(t.Wait().ok());
+    EXPECT_EQ(p.data<float>()[1], 32.0f);  // element [1, 0] of the view
+    t = Tensor();
+    EXPECT_EQ(DeletedAfterSync(p), 1);
+  }
+  {
+    // Padded rows: [2, 2] with row stride 4 spans 6 floats of an 8-float buffer.
+    Producer p(kF32, {2, 4}, sizeof(float));
+    for (int i = 0; i < 8; ++i) p.data<float>()[i] = static_cast<float>(i);
+    p.shape = {2, 2};
+    p.managed.dl_tensor.shape = p.shape.data();
+    int64_t padded[2] = {4, 1};
+    p.managed.dl_tensor.strides = padded;
+    Tensor t = FromDLPack(&p.managed);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(*t.ToVector<float>(), (std::vector<float>{0, 1, 4, 5}));
+    t = Tensor();
+    EXPECT_EQ(DeletedAfterSync(p), 1);  // before p goes
+  }
+  Producer n(kF32, {2, 2}, sizeof(float));
+  int64_t negative[2] = {-2, 1};
+  n.managed.dl_tensor.strides = negative;
+  ExpectRejected(n, "negative");
+}
+
+// A strided view exports its own strides, pointing at its first element.
+TEST(DLPack, ExportsAStridedViewWithItsStrides) {
+  Tensor t = FromVector<float>({0, 1, 2, 3, 4, 5}, {2, 3});
+  absl::StatusOr<DLManagedTensor*> m = ToDLPack(t.Slice(1, 1, 3).T());
+  ASSERT_TRUE(m.ok()) << m.status();
+  const DLTensor& dl = (*m)->dl_tensor;
+  ASSERT_EQ(dl.ndim, 2);
+  EXPECT_EQ(dl.shape[0], 2);
+  EXPECT_EQ(dl.shape[1], 2);
+  EXPECT_EQ(dl.strides[0], 1);
+  EXPECT_EQ(dl.strides[1], 3);
+  const float* f = static_cast<const float*>(dl.data);
+  EXPECT_EQ(f[0], 1.0f);
+  EXPECT_EQ(f[1 * dl.strides[0] + 1 * dl.strides[1]], 5.0f);  // view [1][1] = t[1][2]
+  (*m)->deleter(*m);
 }
 
 TEST(DLPack, RejectsBadShapes) {

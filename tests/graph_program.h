@@ -102,7 +102,7 @@ inline GraphProgramSpec GenerateGraphProgram(ChoiceSource& c, int max_steps) {
   const int n = 1 + static_cast<int>(c.Below(max_steps));
   for (int i = 0; i < n; ++i) {
     GraphStep s;
-    s.op = static_cast<int>(c.Below(17));
+    s.op = static_cast<int>(c.Below(22));
     s.a = static_cast<int>(c.Below(1000));
     s.b = static_cast<int>(c.Below(1000));
     s.scalar = static_cast<float>(static_cast<int>(c.Below(9)) - 4) * 0.5f;
@@ -187,6 +187,25 @@ inline std::vector<Tensor> InterpretGraphProgram(const GraphProgramSpec& spec,
         break;
       case 15:
         (void)ops::CopyInto(a.Slice(lo, hi), b.Slice(lo, hi));
+        break;
+      // Strided views of a value seen as [2, 2]: read by an op, and written.
+      case 17:  // a transposed view read natively (Add) and through a copy (Softmax)
+        pool.push_back(ops::Add(a.Reshape({2, 2}).T(), b.Reshape({2, 2})).Reshape({4}));
+        pool.push_back(ops::Softmax(a.Reshape({2, 2}).T(), 1).Reshape({4}));
+        break;
+      case 18:  // a write through a transposed view
+        (void)ops::AddInplace(a.Reshape({2, 2}).T(), b.Reshape({2, 2}));
+        break;
+      case 19:  // a copy between column slices (Slice on axis 1)
+        (void)ops::CopyInto(a.Reshape({2, 2}).Slice(1, lo % 2, 2),
+                            b.Reshape({2, 2}).Permute({1, 0}).Slice(1, lo % 2, 2));
+        break;
+      case 20:  // a unary op and MatMul on permuted / transposed views
+        pool.push_back(ops::Tanh(a.Reshape({2, 2}).Permute({1, 0})).Reshape({4}));
+        pool.push_back(ops::MatMul(a.Reshape({2, 2}).T(), b.Reshape({2, 2})).Reshape({4}));
+        break;
+      case 21:  // a fill of one column (a strided write covering part of the storage)
+        (void)ops::FillInplace(a.Reshape({2, 2}).Slice(1, hi % 2, hi % 2 + 1), s.scalar);
         break;
       default:  // never written: reading it is an error
         pool.push_back(Empty({4}, DType::kFloat32));

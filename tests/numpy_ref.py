@@ -158,6 +158,9 @@ def reference(op, ins, at):
                                       f64(ins[1]) if ins[1].dtype.kind == "f" else ins[1],
                                       at.get("ta") == "1", at.get("tb") == "1"),
         "Concat": lambda: np.concatenate(ins, axis=ax()),
+        "Add": lambda: np.add(ins[0], ins[1]),
+        "Mul": lambda: np.multiply(ins[0], ins[1]),
+        "Exp": lambda: np.exp(f64(ins[0])),
         "MatMul": lambda: matmul(f64(ins[0]) if ins[0].dtype.kind == "f" else ins[0],
                                  f64(ins[1]) if ins[1].dtype.kind == "f" else ins[1],
                                  at.get("ta") == "1", at.get("tb") == "1"),
@@ -166,11 +169,32 @@ def reference(op, ins, at):
 
 
 EXACT = {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Where", "Minimum", "Abs", "Argmax", "Argmin",
-         "OneHot", "IndexSelect", "Concat", "Min"}
+         "OneHot", "IndexSelect", "Concat", "Min", "Add", "Mul"}
+
+
+def apply_view(x, spec):
+    """The strided view `spec` of x (tests/numpy_reference_test.cc RandomView):
+    steps joined by '/': t, p<dims>, s<axis>,<begin>,<end>, e<dims>."""
+    for step in spec.split("/"):
+        args = [int(v) for v in step[1:].split(",") if v]
+        if step[0] == "t":
+            x = x.T
+        elif step[0] == "p":
+            x = np.transpose(x, args)
+        elif step[0] == "s":
+            index = [slice(None)] * x.ndim
+            index[args[0]] = slice(args[1], args[2])
+            x = x[tuple(index)]
+        elif step[0] == "e":
+            x = np.broadcast_to(x, tuple(args))
+    return x
 
 
 def check(case):
-    op, ins, at = case["op"], case["ins"], case["attrs"]
+    op, ins, at = case["op"], list(case["ins"]), case["attrs"]
+    for i in range(len(ins)):  # inputs passed as views of these tensors
+        if f"view{i}" in at:
+            ins[i] = apply_view(ins[i], at[f"view{i}"])
     with np.errstate(all="ignore"):
         try:
             want = np.asarray(reference(op, ins, at))

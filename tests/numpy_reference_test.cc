@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <sstream>
 #include <string>
 
@@ -301,6 +303,88 @@ void AddConcat(Cases& c, Rng& rng) {
   }
 }
 
+// A random strided view of `base` and its spec for numpy_ref.py (steps
+// joined by '/': "t" transpose, "p<dims>" permute, "s<axis>,<begin>,<end>"
+// slice, "e<dims>" expand): the op's input is the view, the case's input the base.
+std::pair<Tensor, std::string> RandomView(Rng& rng, const Tensor& base) {
+  const Shape& s = base.shape();
+  const int rank = s.size();
+  auto join = [](const std::vector<int64_t>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
+    return out;
+  };
+  switch (rng() % 4) {
+    case 0:
+      if (rank == 2) return {base.T(), "t"};
+      [[fallthrough]];
+    case 1: {  // a permutation (not the identity where rank allows)
+      std::vector<int> dims(static_cast<size_t>(rank));
+      std::iota(dims.begin(), dims.end(), 0);
+      std::shuffle(dims.begin(), dims.end(), rng);
+      if (rank > 1 && std::is_sorted(dims.begin(), dims.end())) std::swap(dims[0], dims[1]);
+      return {base.Permute(dims), "p" + join({dims.begin(), dims.end()})};
+    }
+    case 2: {  // a slice on an inner axis, then maybe a transpose
+      const int axis = rank - 1;
+      const int64_t b = static_cast<int64_t>(rng() % (s[axis] + 1));
+      const int64_t e = b + static_cast<int64_t>(rng() % (s[axis] - b + 1));
+      Tensor v = base.Slice(axis, b, e);
+      std::string spec = "s" + join({axis, b, e});
+      if (rank == 2 && (rng() & 1)) return {v.T(), spec + "/t"};
+      return {v, spec};
+    }
+    default: {  // expand: dims of extent 1 repeated, a new leading dim
+      std::vector<int64_t> to{static_cast<int64_t>(1 + rng() % 3)};
+      for (int d = 0; d < rank; ++d)
+        to.push_back(s[d] == 1 ? 1 + static_cast<int64_t>(rng() % 3) : s[d]);
+      return {base.Expand(Shape(absl::MakeConstSpan(to))), "e" + join(to)};
+    }
+  }
+}
+
+// Ops of every class on strided views (elementwise read natively, the
+// others through compact copies), against numpy on the same views.
+template <typename T>
+void AddViews(Cases& c, Rng& rng) {
+  for (int iter = 0; iter < 40; ++iter) {
+    Shape shape = testing::RandomShape(rng, 3, 5);
+    if (shape.size() < 2) shape = {3, static_cast<int64_t>(1 + rng() % 4)};
+    if (iter % 3 == 0) shape[static_cast<int>(rng() % shape.size())] = 1;
+    Tensor base = Make(EdgeData<T>(rng, shape.numel(), iter % 2 == 0), shape);
+    auto [v, spec] = RandomView(rng, base);
+    ASSERT_TRUE(v.ok()) << spec << ": " << v.status();
+    const std::string at = "view0=" + spec;
+    Tensor other = Make(EdgeData<T>(rng, v.numel(), true), v.shape());
+    c.Add("Add", at, {base, other}, ops::Add(v, other));
+    c.Add("Add", "view1=" + spec, {other, base}, ops::Add(other, v));
+    c.Add("Mul", at, {base, other}, ops::Mul(v, other));
+    c.Add("Minimum", at, {base, other}, ops::Minimum(v, other));
+    c.Add("Abs", at, {base}, ops::Abs(v));
+    c.Add("Eq", at, {base, other}, ops::Eq(v, other));
+    std::vector<bool> dc(static_cast<size_t>(v.numel()));
+    for (size_t i = 0; i < dc.size(); ++i) dc[i] = (rng() & 1) != 0;
+    Tensor cond = Make<bool>(dc, v.shape());
+    c.Add("Where", "view1=" + spec, {cond, base, other}, ops::Where(cond, v, other));
+    c.Add("Concat", at + " view1=" + spec + " axis=0", {base, base}, ops::Concat({v, v}, 0));
+    if (v.shape()[0] > 0) {
+      Tensor idx = Make(std::vector<int64_t>{v.shape()[0] - 1, 0}, {2});
+      c.Add("IndexSelect", at + " axis=0", {base, idx}, ops::IndexSelect(v, 0, idx));
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      const int axis = v.dim() - 1;
+      c.Add("Exp", at, {base}, ops::Exp(v));
+      c.Add("Softmax", at + " axis=" + std::to_string(axis), {base}, ops::Softmax(v, axis));
+      if (v.dim() == 2) {
+        Tensor w = Make(RandomData<T>(rng, v.shape()[1] * 3), {v.shape()[1], 3});
+        c.Add("MatMul", at, {base, w}, ops::MatMul(v, w));
+        Tensor wt = Make(RandomData<T>(rng, v.shape()[0] * 3), {v.shape()[0], 3});
+        c.Add("MatMul", "view0=t view1=" + spec, {wt, base}, ops::MatMul(wt.T(), v));
+      }
+    }
+  }
+}
+
 void RunNumpy(const Cases& c) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("eagervm_numpy_" + std::to_string(getpid()) + ".txt"))
@@ -364,6 +448,16 @@ TEST_F(NumpyReference, MatMulTransposed) {
   AddMatMul<double>(c, rng);
   AddMatMul<int32_t>(c, rng);
   AddMatMul<int64_t>(c, rng);
+  RunNumpy(c);
+}
+
+TEST_F(NumpyReference, StridedViews) {
+  Rng rng(30);
+  Cases c;
+  AddViews<float>(c, rng);
+  AddViews<double>(c, rng);
+  AddViews<int32_t>(c, rng);
+  AddViews<int64_t>(c, rng);
   RunNumpy(c);
 }
 

@@ -51,6 +51,53 @@ TEST(RandomNormal, EmptyAndScalar) {
   EXPECT_TRUE(std::isfinite(*RandomNormal({}, DType::kFloat32, Device::Cpu(), 1).Item<float>()));
 }
 
+TEST(RandomUniform, InRangeDeterministicAndUniform) {
+  for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+    Tensor a = ops::RandomUniform({20000}, dt, Device::Cpu(), 9, -2.0, 3.0);
+    Tensor b = ops::RandomUniform({20000}, dt, Device::Cpu(), 9, -2.0, 3.0);
+    Tensor c = ops::RandomUniform({20000}, dt, Device::Cpu(), 10, -2.0, 3.0);
+    std::vector<double> va = Values<double>(ops::Cast(a, DType::kFloat64));
+    EXPECT_EQ(va, Values<double>(ops::Cast(b, DType::kFloat64)));
+    EXPECT_NE(va, Values<double>(ops::Cast(c, DType::kFloat64)));
+    double sum = 0, lo = 1e9, hi = -1e9;
+    int below_zero = 0;
+    for (double v : va) {
+      sum += v;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      below_zero += v < 0;
+    }
+    EXPECT_GE(lo, -2.0);
+    EXPECT_LT(hi, 3.0);
+    EXPECT_LT(lo, -1.99);  // the whole range is used
+    EXPECT_GT(hi, 2.99);
+    EXPECT_NEAR(sum / va.size(), 0.5, 0.05);                 // mean (lo + hi) / 2
+    EXPECT_NEAR(below_zero / double(va.size()), 0.4, 0.02);  // P(v < 0) = 2/5
+    // A prefix of a longer tensor is the shorter tensor (element i: (seed, i)).
+    std::vector<double> pre = Values<double>(
+        ops::Cast(ops::RandomUniform({7}, dt, Device::Cpu(), 9, -2.0, 3.0), DType::kFloat64));
+    EXPECT_EQ(pre, std::vector<double>(va.begin(), va.begin() + 7));
+  }
+  // A range too narrow for float32 still never returns hi.
+  std::vector<float> narrow =
+      Values<float>(ops::RandomUniform({1000}, DType::kFloat32, Device::Cpu(), 1, 1.0, 1.0000001));
+  for (float v : narrow) EXPECT_LT(v, 1.0000001f);
+  for (float v : narrow) EXPECT_GE(v, 1.0f);
+}
+
+TEST(RandomUniform, RejectsBadArguments) {
+  auto expect = [](const Tensor& t, const char* part) {
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(t.status().message().find(part), std::string::npos) << t.status();
+    EXPECT_NE(t.status().message().find("RandomUniform"), std::string::npos) << t.status();
+  };
+  expect(ops::RandomUniform({3}, DType::kInt32, Device::Cpu(), 1), "int32");
+  expect(ops::RandomUniform({3}, DType::kFloat32, Device::Cpu(), 1, 2.0, 1.0), "lo 2");
+  expect(ops::RandomUniform({3}, DType::kFloat32, Device::Cpu(), 1, 0.0, INFINITY), "hi inf");
+  expect(ops::RandomUniform({-1}, DType::kFloat32, Device::Cpu(), 1), "invalid shape");
+}
+
 TEST(Full, ValuesForEveryDtype) {
   EXPECT_EQ(Values<bool>(Full({2}, true, DType::kBool)), (std::vector<bool>{true, true}));
   EXPECT_EQ(Values<int32_t>(Full({2}, 3.0, DType::kInt32)), (std::vector<int32_t>{3, 3}));

@@ -24,8 +24,9 @@ namespace eagervm {
 // Exports `t` without a copy: the result points at t's storage (for a view,
 // `data` points at the view's first element and `byte_offset` is 0, because
 // some consumers, libtorch 1.13 among them, ignore byte_offset). `strides` is
-// always set, to the compact row-major strides (eagervm tensors are
-// contiguous), since some DLPack 0.6 consumers do not accept nullptr.
+// always set (some DLPack 0.6 consumers do not accept nullptr): the compact
+// row-major strides, or a strided view's own strides (Tensor::Permute, T,
+// Slice on an inner axis; 0 along an Expand's repeated dims), with no copy.
 //
 // BLOCKS until t is computed (like Tensor::Wait): call it from user threads
 // only; on a VM thread (a kernel, a callback) it returns FailedPrecondition.
@@ -59,8 +60,10 @@ namespace eagervm {
 // the caller keeps ownership: the deleter is NOT called (as FromBlob). Rejected:
 // null `m`; a dtype with no eagervm DType (lanes != 1, or a code/bits pair
 // outside the table in docs/interop.md); ndim < 0 or > Shape::kMaxDims; a
-// negative dimension; strides that are not compact row-major (nullptr is
-// compact; strides of size-1 dimensions are ignored); null data with
+// negative dimension; a negative stride, or strides spanning more than 2^60
+// elements (nullptr is compact; strides of size-1 dimensions are ignored;
+// other non-compact strides import as a strided view: is_contiguous() false,
+// the storage spanning its first to last element); null data with
 // elements; a device other than kDLCPU or kDLCUDA, and kDLCUDA when that
 // device is not available (eagervm built without CUDA, no GPU).
 //

@@ -82,8 +82,11 @@ class EAGERVM_EXPORT Graph {
   // (and, where `fn` wrote them, written) in place; they must match the
   // captured metas: InvalidArgument naming the index and both metas, nothing
   // queued. A view is bound as eager code sees it (its storage, from its
-  // offset). An output that is an input or a parameter is that tensor (a
-  // view of the bound storage); other outputs are fresh tensors each run. Any thread
+  // offset); a strided view (!is_contiguous()) cannot be bound: InvalidArgument
+  // (pass its Contiguous() copy). An output that is an input or a parameter is
+  // that tensor (a view of the bound storage); other outputs are fresh tensors
+  // each run; an output `fn` returned as a strided view is the same view of
+  // its run's storage. Any thread
   // that may run eager ops; `inputs` need only live for the call.
   absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Tensor> inputs) const;
 

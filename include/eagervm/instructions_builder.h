@@ -45,7 +45,9 @@ class EAGERVM_EXPORT InstructionsBuilder {
   // InferFn). InvalidArgument/FailedPrecondition, naming the op and the
   // argument, if a tensor is undefined, an error tensor, or not on `stream`'s
   // device, if a declared mutated input is missing, or if the op has no
-  // kernel for the device and the first tensor's dtype.
+  // kernel for the device and the first tensor's dtype. A strided view read
+  // as an input is passed as a compact copy (queued first); one written (an
+  // output, a mutated input) is InvalidArgument.
   [[nodiscard]] absl::Status Call(const OpHandle& op, absl::Span<const Tensor> inputs,
                                   absl::Span<const Tensor> outputs, const Attrs& attrs,
                                   Stream stream);
@@ -62,7 +64,8 @@ class EAGERVM_EXPORT InstructionsBuilder {
   // short: it holds up its CPU stream (never a device's streams); it must not
   // call eagervm's blocking calls. An exception it throws is caught and
   // reported by the next Sync(). If `t` carries a runtime error the callback
-  // is skipped and the error surfaces at the next Sync().
+  // is skipped and the error surfaces at the next Sync(). A strided view
+  // (!t.is_contiguous()) is InvalidArgument: access its Contiguous() copy.
   [[nodiscard]] absl::Status AccessBlobByCallback(const Tensor& t,
                                                   std::function<void(void* data, size_t bytes)> cb,
                                                   AccessMode mode);

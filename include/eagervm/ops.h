@@ -127,6 +127,12 @@ EAGERVM_EXPORT Tensor Concat(absl::Span<const Tensor> xs, int axis);
 // tensors (at most 4096), each carrying the rejection.
 EAGERVM_EXPORT std::vector<Tensor> Split(const Tensor& x, int64_t parts, int axis);
 
+// Samples of U[lo, hi) (float32 or float64; lo < hi, both finite), queued on
+// the current stream of `device`. Like RandomNormal, element i depends only
+// on (seed, i): the same seed gives the same tensor on any stream or device.
+EAGERVM_EXPORT Tensor RandomUniform(Shape shape, DType dtype, Device device, uint64_t seed,
+                                    double lo = 0, double hi = 1);
+
 // In place: the VM orders these against every earlier read and write (WAR/WAW).
 // The status is the rejection (nothing queued); runtime errors poison `self`.
 // An input that shares bytes with the tensor written other than element for

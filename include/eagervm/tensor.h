@@ -149,8 +149,31 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   Tensor To(Device device) const;
   // Views sharing storage (and its dependence) with this tensor. Never block,
   // queue nothing; a bad shape or range is a rejection (an error tensor).
+  // Reshape needs a compact tensor (is_contiguous()): a strided view is
+  // InvalidArgument (reshape its Contiguous() copy).
   Tensor Reshape(Shape shape) const;
   Tensor Slice(int64_t begin, int64_t end) const;  // along dim 0
+  // Strided views (docs/ops.md, "Views"): no copy; writes through them (in-
+  // place ops, CopyInto) reach this tensor's storage, and every op accepts
+  // them as inputs. Same rules as above (never block, queue nothing; bad
+  // arguments are a rejection naming the method and the shape).
+  // [begin, end) along `axis` (negative counts from the end).
+  Tensor Slice(int axis, int64_t begin, int64_t end) const;
+  // Dims reordered: dim i of the view is dim dims[i] of this tensor; `dims`
+  // must be a permutation of [0, dim()).
+  Tensor Permute(std::vector<int> dims) const;
+  // The transpose of a 2-D tensor (Permute({1, 0})); other ranks are rejected.
+  Tensor T() const;
+  // A broadcast view of `shape` (numpy rules: new leading dims, and dims of
+  // extent 1 repeated, with stride 0). Its elements overlap, so it cannot be
+  // written: an in-place op or CopyInto into it is InvalidArgument.
+  Tensor Expand(Shape shape) const;
+  // This tensor if it is compact row-major (is_contiguous()); else a compact
+  // copy, queued on the current stream of its device (an op: async).
+  Tensor Contiguous() const;
+  // Never blocks: true unless this is a strided view whose elements are not
+  // compact row-major in its storage (false for a tensor without a meta).
+  bool is_contiguous() const;
 
   // Autograd (eagervm/autograd.h, docs/autograd.md). Never block.
   // Marks this leaf (a tensor no recorded op made: a parameter) as requiring
@@ -162,7 +185,8 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   // from one.
   bool requires_grad() const;
   // The gradient autograd::Backward accumulated into this leaf, or an
-  // undefined tensor. The same storage across Backward calls (accumulated in
+  // undefined tensor (no Backward reached it yet, or it does not require
+  // grad); an error tensor for a tensor an op made (use autograd::Grad). The same storage across Backward calls (accumulated in
   // place), so read it before the next Backward if you keep it.
   Tensor grad() const;
   // This tensor's values with no gradient history (shares storage).

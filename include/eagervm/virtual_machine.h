@@ -112,6 +112,9 @@ struct EAGERVM_EXPORT VmStats {
   int64_t peak_in_flight = 0;
   int64_t pending_depth = 0, ready_depth = 0, running_depth = 0;
   uint64_t backpressure_waits = 0;
+  // Compact copies made of strided views (Tensor::Permute, T, Expand, Slice
+  // on an inner axis) for kernels that need compact input; process-wide.
+  uint64_t contiguous_copies = 0;
   std::vector<MemoryStats> memory;  // one entry per device that has allocated
   std::string ToString() const;     // one line, every field
 };

@@ -167,9 +167,11 @@ class Walk {
                                                             ": ", result.status().message()));
     }
     if (result->size() != n->next.size()) {
-      return absl::InternalError(base::Cat("Backward: the backward of ", n->op, " returned ",
-                                           result->size(), " gradients for ", n->next.size(),
-                                           " inputs"));
+      return absl::InvalidArgumentError(base::Cat("Backward: the backward of ", n->op, " returned ",
+                                                  result->size(), " gradient(s) for ",
+                                                  n->next.size(),
+                                                  " input(s); it must return one per input "
+                                                  "(an undefined tensor for none)"));
     }
     for (size_t i = 0; i < n->next.size(); ++i) {
       const GradEdge& e = n->next[i];
@@ -227,10 +229,11 @@ absl::Status CheckLoss(const Tensor& loss, const char* fn) {
                                                 loss.shape(), " (reduce it first, e.g. Mean)"));
   }
   if (!RequiresGradOf(loss)) {
-    return absl::InvalidArgumentError(
-        base::Cat(fn,
-                  ": the loss does not require grad: none of the tensors it was computed from was "
-                  "marked RequiresGrad(), or it was computed inside NoGradGuard"));
+    return absl::InvalidArgumentError(base::Cat(
+        fn,
+        ": the loss does not require grad: none of the tensors it was computed from was "
+        "marked RequiresGrad(), or it was computed inside NoGradGuard (or from grad(), which "
+        "has no history: gradients of gradients are not supported)"));
   }
   return absl::OkStatus();
 }
@@ -294,6 +297,7 @@ absl::StatusOr<std::vector<Tensor>> Grad(const Tensor& loss, absl::Span<const Te
 absl::Status ZeroGrad(absl::Span<const Tensor> params) {
   NoGradGuard no_grad;
   for (const Tensor& p : params) {
+    if (p.defined() && !p.ok()) return p.status();
     internal::AutogradMeta* m = internal::AutogradOf(p);
     if (m == nullptr) continue;
     std::lock_guard<std::mutex> lock(m->mu);

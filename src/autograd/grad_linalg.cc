@@ -1,5 +1,7 @@
 // Backward formulas of the MatMul family, copies and views.
 #include "autograd/grad_formulas.h"
+#include "base/str_cat.h"
+#include "ops/strided.h"
 
 namespace eagervm::internal {
 namespace {
@@ -27,18 +29,31 @@ Tensor Batched(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   return ops::BatchMatMul(a, b, ta, tb);
 }
 
-// A view's gradient: zeros of the base's shape with `g` written through the
-// same view of them.
+// A view's gradient. The view and its base are two layouts of one storage,
+// so the gradient is built in a zeroed buffer laid out like that storage
+// (the bytes the base spans): `g` is written through the view's layout, and
+// read back through the base's, compact. A base whose elements overlap (an
+// Expand view) has no such buffer: refused.
 GradList ViewGrad(const BackwardContext& c, G g) {
   const GradNode& node = GradNode::Of(c);
-  const TensorMeta& base = c.input_meta(0);
-  Tensor grad_base = Zeros(base.shape, base.dtype, base.device);
-  if (!grad_base.ok()) return grad_base.status();
-  auto view = std::make_shared<TensorImpl>(*node.view_geometry);
-  view->storage = ImplOf(grad_base)->storage;
-  view->offset += ImplOf(grad_base)->offset;
-  if (absl::Status s = ops::CopyInto(WrapImpl(std::move(view)), g[0]); !s.ok()) return s;
-  return std::vector<Tensor>{grad_base};
+  const TensorImpl& base = *node.base_geometry;
+  const std::vector<int64_t> base_strides = StridesOf(base);
+  if (HasOverlap(base.meta.shape, base_strides)) {
+    return absl::UnimplementedError(
+        base::Cat("the backward of ", node.op, " of an Expand view ", base.meta.shape,
+                  " is not supported; view a Contiguous() copy of the expanded tensor instead"));
+  }
+  const int64_t span = SpanElements(base.meta.shape, base_strides);
+  Tensor buffer = Zeros(Shape{span}, base.meta.dtype, base.meta.device);
+  if (!buffer.ok()) return buffer.status();
+  auto on_buffer = [&](const TensorImpl& geometry) {
+    auto impl = std::make_shared<TensorImpl>(geometry);
+    impl->storage = ImplOf(buffer)->storage;
+    impl->offset += ImplOf(buffer)->offset;
+    return WrapImpl(std::move(impl));
+  };
+  if (absl::Status s = ops::CopyInto(on_buffer(*node.view_geometry), g[0]); !s.ok()) return s;
+  return std::vector<Tensor>{on_buffer(base).Contiguous()};
 }
 
 }  // namespace
@@ -84,6 +99,19 @@ void DefineLinalgGrads() {
       },
       kSaveNone, kSaveNone);
   DefineGradFormula("Slice", ViewGrad, kSaveNone, kSaveNone);
+  DefineGradFormula("Permute", ViewGrad, kSaveNone, kSaveNone);
+  // An Expand view repeats elements: their gradients add up.
+  DefineGradFormula(
+      "Expand",
+      [](const BackwardContext& c, G g) -> GradList {
+        return std::vector<Tensor>{SumTo(g[0], c.input_meta(0).shape)};
+      },
+      kSaveNone, kSaveNone);
+  // Contiguous(): a compact copy of a view.
+  DefineGradFormula(
+      "StridedCopy",
+      [](const BackwardContext&, G g) -> GradList { return std::vector<Tensor>{g[0]}; }, kSaveNone,
+      kSaveNone);
 }
 
 }  // namespace eagervm::internal

@@ -119,6 +119,12 @@ bool Tensor::requires_grad() const { return internal::RequiresGradOf(*this); }
 Tensor Tensor::grad() const {
   internal::AutogradMeta* m = internal::AutogradOf(*this);
   if (m == nullptr) return Tensor();
+  if (m->grad_fn != nullptr) {
+    return Error(absl::InvalidArgumentError(
+        base::Cat("grad(): the tensor ", shape(), " was computed by ", m->grad_fn->op,
+                  "; only leaves (tensors marked RequiresGrad()) accumulate gradients. Use "
+                  "autograd::Grad(loss, {t}) for the gradient of an intermediate tensor")));
+  }
   std::lock_guard<std::mutex> lock(m->mu);
   return m->grad;
 }

@@ -75,7 +75,8 @@ struct GradNode {
   // A view's node: the view's geometry relative to its base (meta, offset
   // from the base's, strides), no storage.
   std::shared_ptr<const TensorImpl> view_geometry;
-  bool released = false;  // saved tensors dropped by a Backward
+  std::shared_ptr<const TensorImpl> base_geometry;  // the base's (offset 0)
+  bool released = false;                            // saved tensors dropped by a Backward
 
   static const GradNode& Of(const autograd::BackwardContext& c) { return *c.node_; }
 

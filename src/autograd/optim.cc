@@ -15,8 +15,9 @@ namespace {
 absl::StatusOr<Tensor> GradOf(const Tensor& p, size_t i, const char* opt) {
   if (!p.ok() || !p.requires_grad() || internal::AutogradOf(p)->grad_fn != nullptr) {
     return absl::InvalidArgumentError(
-        base::Cat(opt, "::Step: parameter ", i, " is not a leaf that requires grad ",
-                  p.ok() ? "(mark it with RequiresGrad())" : p.status().message()));
+        base::Cat(opt, "::Step: parameter ", i, " is not a leaf that requires grad",
+                  p.ok() ? " (mark it with RequiresGrad())" : ": it is an error tensor: ",
+                  p.ok() ? "" : p.status().message()));
   }
   Tensor g = p.grad();
   if (g.defined() && (!g.ok() || g.meta() != p.meta())) {

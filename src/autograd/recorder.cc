@@ -22,8 +22,10 @@ std::string InplaceRefusal(std::string_view op, int written, int read, bool writ
     return base::Cat(
         op, ": input ", written,
         " is written in place but requires grad (a parameter, or computed from one); "
-        "an in-place write to it cannot be differentiated. Compute it out of place "
-        "(w = w - lr * g), or write it inside autograd::NoGradGuard, as optimizers do");
+        "an in-place write to it cannot be differentiated. To update a parameter, use an "
+        "optimizer (optim::Sgd, optim::Adam) or write it in place inside "
+        "autograd::NoGradGuard (w = w - lr * g would make w a new tensor, no longer a "
+        "parameter); to compute with it, use the out-of-place op");
   }
   return base::Cat(op, ": input ", read,
                    " requires grad but the op writes its result in place into "
@@ -150,6 +152,10 @@ void RecordView(const Tensor& base, const Tensor& view, const char* op) {
   geometry->storage.reset();
   geometry->offset -= ImplOf(base)->offset;
   node->view_geometry = std::move(geometry);
+  auto base_geometry = std::make_shared<TensorImpl>(*ImplOf(base));
+  base_geometry->storage.reset();
+  base_geometry->offset = 0;
+  node->base_geometry = std::move(base_geometry);
   AttachFloatingOutputs(outs, node);
 }
 

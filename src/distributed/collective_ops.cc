@@ -78,6 +78,13 @@ absl::Status CheckRank(dist::Communicator* c, int r, const char* what, const cha
 // Queues `op` on x's device's comm stream: inputs then the token, then outputs.
 absl::Status Submit(const internal::OpDef& def, Device device, DType dtype, const Tensor* input,
                     const Tensor* output, Scalar arg) {
+  for (const Tensor* t : {input, output}) {
+    if (t != nullptr && !t->is_contiguous()) {
+      return absl::InvalidArgumentError(
+          base::Cat(def.name, ": the tensor ", t->shape().ToString(),
+                    " is a strided view; pass its Contiguous() copy"));
+    }
+  }
   EAGERVM_ASSIGN_OR_RETURN(const Tensor* token, dist::ProcessGroup::Get().Token(device));
   const Tensor* inputs[2] = {input, token};
   const size_t num_inputs = input != nullptr ? 2 : 1;

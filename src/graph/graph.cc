@@ -25,6 +25,7 @@ struct Graph::State {
     int slot;
     TensorMeta meta;
     int64_t offset;
+    std::vector<int64_t> strides;  // a strided view's (tensor_impl.h); empty: compact
   };
   std::vector<Output> outputs;
   mutable std::atomic<int64_t> runs{0};
@@ -59,6 +60,7 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
     }
   }
   graph::Recorder recorder(options.stream);
+  std::vector<std::vector<int64_t>> output_strides;
   {
     vm::ScopedRecorder scope(&recorder);
     std::vector<Tensor> symbolic = recorder.MakeInputs(inputs);
@@ -73,6 +75,11 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
     }
     if (recorder.error().ok()) {
       if (absl::Status s = recorder.SetOutputs(results); !s.ok()) recorder.Fail(s);
+      // A strided view among the results is returned as the same view of
+      // its buffer on every run.
+      for (const Tensor& r : results) {
+        output_strides.push_back(r.ok() ? internal::ImplOf(r)->strides : std::vector<int64_t>{});
+      }
     }
   }
   fn = nullptr;  // a tensor it holds (a mutable lambda's copy) is no escape once it is gone
@@ -88,8 +95,10 @@ absl::StatusOr<Graph> Graph::Capture(std::vector<TensorMeta> inputs, Fn fn, Grap
       graph::Plan::Build(std::move(program), options);
   if (!plan.ok()) return plan.status();
   state->plan = *std::move(plan);
-  for (const graph::Value& v : outputs) {
-    state->outputs.push_back(State::Output{state->plan->slot_of(v.buffer), v.meta, v.offset});
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const graph::Value& v = outputs[i];
+    state->outputs.push_back(
+        State::Output{state->plan->slot_of(v.buffer), v.meta, v.offset, output_strides[i]});
   }
   if (base::LogEnabled(LogLevel::kDebug)) {
     const GraphStats st = state->plan->stats();
@@ -126,6 +135,14 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
   }
   graph::Plan& plan = *st.plan;
   const std::vector<graph::BoundSlot>& slots = plan.slots();
+  // The plan reads its inputs as compact bytes: a strided view cannot be bound.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!internal::ImplOf(inputs[i])->strides.empty()) {
+      return absl::InvalidArgumentError(
+          base::Cat("Graph::Run: input ", i, " is a strided view ", inputs[i].shape().ToString(),
+                    " (Permute, T, Expand or Slice on an inner axis); pass its Contiguous() copy"));
+    }
+  }
   std::vector<std::shared_ptr<vm::BlobObject>> bound(slots.size());
   std::vector<std::shared_ptr<internal::StorageHandle>> storage(slots.size());
   // A view passed as an input is bound as eager code sees it: its storage,
@@ -171,6 +188,7 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
     impl->meta = o.meta;
     impl->storage = storage[o.slot];
     impl->offset = offsets[o.slot] + o.offset;  // an output aliasing a view input stays in it
+    impl->strides = o.strides;
     results.push_back(internal::WrapImpl(std::move(impl)));
   }
   auto run = std::make_shared<graph::RunState>(st.plan, std::move(bound), std::move(offsets));

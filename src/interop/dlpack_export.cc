@@ -53,7 +53,8 @@ absl::StatusOr<DLManagedTensor*> ToDLPack(const Tensor& t) {
   int64_t stride = 1;
   for (int d = shape.rank() - 1; d >= 0; --d) {
     ctx->shape[d] = shape[d];
-    ctx->strides[d] = stride;
+    // A strided view exports its own strides (no copy); 0 for Expand's.
+    ctx->strides[d] = impl.strides.empty() ? stride : impl.strides[static_cast<size_t>(d)];
     stride *= shape[d];
   }
   DLTensor& dl = ctx->managed.dl_tensor;

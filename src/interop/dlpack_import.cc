@@ -42,27 +42,46 @@ absl::StatusOr<Shape> CheckShape(const DLTensor& dl) {
   return shape;
 }
 
-// Compact row-major, or nullptr (which DLPack 0.6 defines as compact). The
-// stride of a size-1 dimension addresses nothing (producers such as libtorch
-// may write any value there), and an empty tensor has no layout at all.
+// Non-negative strides whose span (first to last element) fits an int64
+// byte count; nullptr is compact (DLPack 0.6). Compact strides import as a
+// plain tensor, others as a strided view (Tensor::is_contiguous() false).
+// The stride of a size-1 dimension addresses nothing (producers such as
+// libtorch may write any value there), and an empty tensor has no layout.
 absl::Status CheckStrides(const DLTensor& dl, const Shape& shape) {
   if (dl.strides == nullptr || shape.numel() == 0) return absl::OkStatus();
-  int64_t expected = 1;
-  for (int d = dl.ndim - 1; d >= 0; --d) {
-    if (shape[d] != 1 && dl.strides[d] != expected) {
-      std::vector<int64_t> compact(static_cast<size_t>(dl.ndim));
-      for (int64_t i = dl.ndim - 1, w = 1; i >= 0; w *= shape[i], --i) compact[i] = w;
-      std::string got, want;
-      for (int i = 0; i < dl.ndim; ++i) {
-        got += base::Cat(i == 0 ? "" : ", ", dl.strides[i]);
-        want += base::Cat(i == 0 ? "" : ", ", compact[i]);
-      }
-      return Rejected(base::Cat("strides (", got, ") are not compact row-major (", want,
-                                "); only contiguous tensors can be imported without a copy"));
+  int64_t span = 1;
+  for (int d = 0; d < dl.ndim; ++d) {
+    if (shape[d] == 1) continue;
+    if (dl.strides[d] < 0) {
+      return Rejected(base::Cat("stride ", dl.strides[d], " of dimension ", d, " of shape ",
+                                shape.ToString(), " is negative; only non-negative strides"));
     }
-    expected *= shape[d];
+    if (dl.strides[d] > 0 && (shape[d] - 1) > (Shape::kMaxNumel - span) / dl.strides[d]) {
+      return Rejected(
+          base::Cat("strides of shape ", shape.ToString(), " span more than 2^60 elements"));
+    }
+    span += (shape[d] - 1) * dl.strides[d];
   }
   return absl::OkStatus();
+}
+
+// The element strides of an import: empty if compact, else dl.strides
+// (size-1 dimensions get 0: they address nothing).
+std::vector<int64_t> ImportStrides(const DLTensor& dl, const Shape& shape, int64_t* span) {
+  *span = shape.numel();
+  if (dl.strides == nullptr || shape.numel() == 0) return {};
+  std::vector<int64_t> strides(static_cast<size_t>(dl.ndim));
+  bool compact = true;
+  int64_t expected = 1, last = 0;
+  for (int d = dl.ndim - 1; d >= 0; --d) {
+    strides[static_cast<size_t>(d)] = shape[d] == 1 ? 0 : dl.strides[d];
+    if (shape[d] != 1 && dl.strides[d] != expected) compact = false;
+    expected *= shape[d];
+    last += (shape[d] - 1) * strides[static_cast<size_t>(d)];
+  }
+  if (compact) return {};
+  *span = last + 1;
+  return strides;
 }
 
 absl::StatusOr<Device> CheckDevice(DLDevice d) {
@@ -127,7 +146,9 @@ Tensor FromDLPack(DLManagedTensor* m) {
   void* data = dl.data == nullptr ? &g_empty_storage : static_cast<char*>(dl.data) + dl.byte_offset;
   auto impl = std::make_shared<internal::TensorImpl>();
   impl->meta = *meta;
-  const size_t bytes = static_cast<size_t>(meta->shape.numel()) * SizeOf(meta->dtype);
+  int64_t span = 0;
+  impl->strides = ImportStrides(dl, meta->shape, &span);
+  const size_t bytes = static_cast<size_t>(span) * SizeOf(meta->dtype);
   auto blob = std::make_shared<vm::BlobObject>(data, bytes, meta->device, [m](void*) {
     if (m->deleter != nullptr) m->deleter(m);
   });

@@ -6,6 +6,7 @@
 #include "base/str_cat.h"
 #include "eagervm/instructions_builder.h"
 #include "eagervm/status_macros.h"
+#include "ops/strided.h"
 #include "ops/submit_op.h"
 #include "vm/intake.h"
 
@@ -34,6 +35,27 @@ absl::Status InstructionsBuilder::Call(const OpHandle& op, absl::Span<const Tens
     EAGERVM_RETURN_IF_ERROR(on_stream(inputs[i], "input", i));
   for (size_t i = 0; i < outputs.size(); ++i) {
     EAGERVM_RETURN_IF_ERROR(on_stream(outputs[i], "output", i));
+  }
+  // Strided views (ops/strided.h): a read one gets a compact copy; a written
+  // one (an output, a mutated input) must be compact.
+  absl::InlinedVector<Tensor, 4> compact(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i]->is_contiguous()) continue;
+    if (def.mutated_mask.has(i)) {
+      return absl::InvalidArgumentError(
+          base::Cat(def.name, ": input ", i, " is written but is a strided view ",
+                    in[i]->shape().ToString(), "; write to a Contiguous() copy"));
+    }
+    compact[i] = internal::MakeContiguous(*in[i], def.name.c_str());
+    EAGERVM_RETURN_IF_ERROR(compact[i].status());
+    in[i] = &compact[i];
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i]->is_contiguous()) {
+      return absl::InvalidArgumentError(base::Cat(def.name, ": output ", i, " is a strided view ",
+                                                  out[i]->shape().ToString(),
+                                                  "; outputs must be compact"));
+    }
   }
   const DType dtype = !in.empty() ? in[0]->dtype() : out[0]->dtype();
   absl::StatusOr<KernelCall> call = internal::KernelCallFor(def, stream, dtype);

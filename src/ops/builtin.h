@@ -57,6 +57,11 @@ inline constexpr BuiltinOp kMean{"Mean"};
 inline constexpr BuiltinOp kMax{"Max"};
 inline constexpr BuiltinOp kCast{"Cast"};
 inline constexpr BuiltinOp kRandomNormal{"RandomNormal"};
+inline constexpr BuiltinOp kRandomUniform{"RandomUniform"};  // random_ops.cc
+// Strided views (ops/strided.h): a compact copy of a view, and a write of
+// a compact tensor into a view's elements (input 0: the view's byte span).
+inline constexpr BuiltinOp kStridedCopy{"StridedCopy"};
+inline constexpr BuiltinOp kStridedCopyInto{"StridedCopyInto", 0b1};
 // Comparisons, selection, elementwise math (compare_ops.cc), softmax
 // (softmax_ops.cc), Gelu and LayerNorm (nn_ops.cc), index ops (index_ops.cc).
 inline constexpr BuiltinOp kEq{"Eq"};
@@ -118,6 +123,9 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
     &kMax,
     &kCast,
     &kRandomNormal,
+    &kRandomUniform,
+    &kStridedCopy,
+    &kStridedCopyInto,
     &kEq,
     &kNe,
     &kLt,

@@ -12,6 +12,7 @@ Tensor Tensor::To(Device device) const {
   absl::Status s = internal::CheckTensor(*this, "To", "self");
   if (!s.ok()) return Error(s);
   if (device != this->device()) {
+    if (!is_contiguous()) return Contiguous().To(device);
     TensorMeta m = meta();
     m.device = device;
     Tensor out = internal::NewTensor(m);

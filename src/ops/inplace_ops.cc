@@ -8,6 +8,7 @@
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
 #include "ops/overlap.h"
+#include "ops/strided.h"
 #include "ops/submit_op.h"
 #include "vm/intake.h"
 #include "vm/tensor_impl.h"
@@ -57,6 +58,14 @@ absl::Status CopyInto(const Tensor& dst, const Tensor& src) {
   if (dst.device() != src.device()) {
     if (internal::GradRecorder* recorder = internal::ActiveGradRecorder()) [[unlikely]]
       EAGERVM_RETURN_IF_ERROR(recorder->BeforeInplace(dst, src, "CopyInto"));
+    if (!src.is_contiguous()) return CopyInto(dst, internal::MakeContiguous(src, "CopyInto"));
+    if (!dst.is_contiguous()) {  // across devices into a compact copy, then into the view
+      Tensor staged = internal::NewTensor(dst.meta());
+      absl::Status s = vm::PhysicalRun(
+          [&](vm::Builder* b) { return b->CopyAcrossDevices(staged, src, "CopyInto"); });
+      if (!s.ok()) return s;
+      return CopyInto(dst, staged);
+    }
     return vm::PhysicalRun(
         [&](vm::Builder* b) { return b->CopyAcrossDevices(dst, src, "CopyInto"); });
   }

@@ -7,11 +7,18 @@
 #include "ops/builtin.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/strided.h"
 #include "ops/submit_op.h"
 
 namespace eagervm::ops {
 
 Tensor MatMul(const Tensor& a, const Tensor& b) {
+  if (a.ok() && b.ok() && (!a.is_contiguous() || !b.is_contiguous())) [[unlikely]] {
+    // A transposed view goes to BLAS as a transpose flag, not a copy.
+    bool ta = false, tb = false;
+    Tensor ua = internal::Untransposed(a, &ta), ub = internal::Untransposed(b, &tb);
+    if (ta || tb) return MatMul(ua, ub, ta, tb);
+  }
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, "MatMul");
   if (s.ok()) s = internal::CheckNumeric(a, "MatMul");
   if (!s.ok()) return Tensor::Error(std::move(s));

@@ -8,11 +8,25 @@
 #include "ops/builtin.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/strided.h"
 #include "ops/submit_op.h"
 
 namespace eagervm::ops {
 
+namespace {
+// A transposed view (T()) as its compact base and a flipped flag (ops/strided.h).
+bool Untranspose(const Tensor& a, const Tensor& b, bool* ta, bool* tb, Tensor* ua, Tensor* ub) {
+  if (!a.ok() || !b.ok() || (a.is_contiguous() && b.is_contiguous())) return false;
+  const bool ta0 = *ta, tb0 = *tb;
+  *ua = internal::Untransposed(a, ta);
+  *ub = internal::Untransposed(b, tb);
+  return *ta != ta0 || *tb != tb0;
+}
+}  // namespace
+
 Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+  if (Tensor ua, ub; Untranspose(a, b, &transpose_a, &transpose_b, &ua, &ub)) [[unlikely]]
+    return MatMul(ua, ub, transpose_a, transpose_b);
   if (!transpose_a && !transpose_b) return MatMul(a, b);
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, "MatMul");
   if (s.ok()) s = internal::CheckNumeric(a, "MatMul");
@@ -42,6 +56,9 @@ Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
 }
 
 Tensor BatchMatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+  if (Tensor ua, ub; a.dim() == 3 && b.dim() == 3 &&
+                     Untranspose(a, b, &transpose_a, &transpose_b, &ua, &ub)) [[unlikely]]
+    return BatchMatMul(ua, ub, transpose_a, transpose_b);
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, "BatchMatMul");
   if (s.ok()) s = internal::CheckNumeric(a, "BatchMatMul");
   if (!s.ok()) return Tensor::Error(std::move(s));

@@ -64,6 +64,9 @@ struct OpDef {
   OpOptions options;
   MutatedMask mutated_mask;      // OpOptions::mutated_inputs
   MutatedMask overwritten_mask;  // OpOptions::overwritten_inputs (a subset)
+  // Bit i: the CPU kernel reads input i as a strided view (its shape and
+  // strides in attrs; ops/strided.h). Set once at registration (built-ins).
+  uint64_t cpu_strided_inputs = 0;
   // A kernel serving every dtype of a device (custom ops) ...
   KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.

@@ -92,6 +92,12 @@ const OpDef* OpRegistry::Find(std::string_view name) const {
   return it == ops_.end() ? nullptr : it->second.get();
 }
 
+void OpRegistry::SetCpuStridedInputs(std::string_view op, uint64_t mask) {
+  base::MutexLock lock(&mu_);
+  auto it = ops_.find(absl::string_view(op.data(), op.size()));
+  if (it != ops_.end()) it->second->cpu_strided_inputs = mask;
+}
+
 const OpDef& OpRegistry::MustFind(std::string_view name) const {
   const OpDef* def = Find(name);
   if (def == nullptr) {

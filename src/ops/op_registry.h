@@ -28,6 +28,9 @@ class OpRegistry {
   // runs the CPU kernels: tests/fake_device.h). Ops registered later keep
   // their own kernels. Call before any op runs on `type`; not thread-safe.
   void UseKernelsOfForTesting(DeviceType type, DeviceType from);
+  // Built-ins, at registration: the CPU kernel of `op` reads the inputs in
+  // `mask` as strided views (OpDef::cpu_strided_inputs).
+  void SetCpuStridedInputs(std::string_view op, uint64_t mask);
   // nullptr if unknown. OpDefs live forever.
   const OpDef* Find(std::string_view name) const;
   // For built-ins that must exist: aborts on a missing name (a bug in eagervm).

@@ -2,6 +2,7 @@
 
 #include "base/str_cat.h"
 #include "ops/builtin.h"
+#include "ops/strided.h"
 #include "ops/submit_op.h"
 #include "vm/tensor_impl.h"
 
@@ -24,15 +25,14 @@ bool OverlapsOtherThanElementwise(const Tensor& out, const Tensor& in) {
     return (ro == Role::kInput && ri != Role::kIntermediate) ||
            (ri == Role::kInput && ro != Role::kIntermediate);
   }
-  const int64_t o_begin = o->offset;
-  const int64_t o_end =
-      o_begin + o->meta.shape.numel() * static_cast<int64_t>(SizeOf(o->meta.dtype));
-  const int64_t i_begin = i->offset;
-  const int64_t i_end =
-      i_begin + i->meta.shape.numel() * static_cast<int64_t>(SizeOf(i->meta.dtype));
+  // A strided view covers the byte span from its first to its last element.
+  int64_t o_begin, o_end, i_begin, i_end;
+  ByteSpan(*o, &o_begin, &o_end);
+  ByteSpan(*i, &i_begin, &i_end);
   if (o_end <= i_begin || i_end <= o_begin) return false;  // disjoint (or empty)
   // Element for element: each output element reads only its own input one.
-  return !(o_begin == i_begin && o->meta.shape == i->meta.shape && o->meta.dtype == i->meta.dtype);
+  return !(o_begin == i_begin && o->meta.shape == i->meta.shape && o->meta.dtype == i->meta.dtype &&
+           o->strides == i->strides);
 }
 
 absl::StatusOr<Tensor> StagedIfOverlapping(const Tensor& out, const Tensor& in, const char* op) {

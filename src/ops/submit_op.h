@@ -17,6 +17,7 @@
 #include "eagervm/tensor.h"
 #include "ops/grad_hook.h"
 #include "ops/op_def.h"
+#include "ops/strided.h"
 #include "vm/intake.h"
 #include "vm/kernel_call.h"
 #include "vm/tensor_impl.h"  // CheckTensor, NewTensor
@@ -63,6 +64,11 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
     const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
     absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
     const std::shared_ptr<const Attrs>* attrs = nullptr, const char* name = nullptr) {
+  // A strided view among the inputs: its own path (ops/strided.h).
+  for (const Tensor* in : inputs) {
+    if (internal::ImplOf(*in) != nullptr && !internal::ImplOf(*in)->strides.empty()) [[unlikely]]
+      return SubmitStridedOp(def, dtype, inputs, outputs, scalars, attrs, name);
+  }
   const Tensor* first = !inputs.empty() ? inputs[0] : outputs[0];
   const Device device = internal::ImplOf(*first)->meta.device;  // validated: defined
   // Shapes inferred from valid inputs may still be too large (broadcasting

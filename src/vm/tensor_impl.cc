@@ -1,5 +1,7 @@
 #include "vm/tensor_impl.h"
 
+#include <atomic>
+
 #include "base/str_cat.h"
 #include "vm/intake/physical_run.h"
 
@@ -36,6 +38,12 @@ StorageHandle::~StorageHandle() {
   if (blob_->producer() == nullptr) return;  // never written: nothing to free in stream order
   (void)vm::PhysicalRun([&](vm::Builder* b) { return b->ReleaseBlob(std::move(blob_)); });
 }
+
+namespace {
+std::atomic<uint64_t> g_contiguous_copies{0};
+}  // namespace
+void NoteContiguousCopy() { g_contiguous_copies.fetch_add(1, std::memory_order_relaxed); }
+uint64_t ContiguousCopies() { return g_contiguous_copies.load(std::memory_order_relaxed); }
 
 Tensor NewTensor(const TensorMeta& meta) {
   auto impl = std::make_shared<TensorImpl>();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "eagervm/tensor.h"
@@ -99,6 +100,13 @@ struct TensorImpl {
   WholeStorageMeta whole_storage_meta;
   std::shared_ptr<StorageHandle> storage;
   int64_t offset = 0;  // bytes from the start of the storage
+  // Element strides of a strided view (Tensor::Permute, T, Expand, Slice on
+  // an inner axis), one per dim; empty for a compact row-major tensor (every
+  // tensor that is not such a view). Never negative. An operand of a kernel
+  // call is never strided: the ops layer hands a kernel a compact copy, or,
+  // for kernels that read strides, the byte span the view covers
+  // (ops/strided.h).
+  std::vector<int64_t> strides;
   // vm::ForkGeneration() at creation: made before a fork(), the tensor is an
   // error in the child (Tensor::ok(); docs/reliability.md).
   uint32_t fork_generation = vm::ForkGeneration();
@@ -145,6 +153,11 @@ inline absl::Status CheckTensor(const Tensor& t, std::string_view op, std::strin
     return absl::OkStatus();
   return CheckTensorSlow(t, op, arg);
 }
+
+// Process-wide count of compact copies the ops layer made of strided views
+// for kernels that need compact input (VmStats::contiguous_copies). Any thread.
+void NoteContiguousCopy();
+uint64_t ContiguousCopies();
 
 // A tensor with fresh (not yet allocated) storage.
 Tensor NewTensor(const TensorMeta& meta);

@@ -5,6 +5,8 @@
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/strided.h"
+#include "ops/strided.h"
 
 namespace eagervm::kernels {
 namespace {
@@ -45,11 +47,64 @@ absl::Status Broadcast(T* out, const Shape& out_shape, const T* a, const Shape& 
   return absl::OkStatus();
 }
 
+// BinaryRow for any steps (a strided view's row steps may exceed 1).
+template <typename Op, typename T>
+inline void BinaryRowAny(T* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
+  if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1)) {
+    BinaryRow<Op>(out, a, b, n, sa, sb);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i * sa], b[i * sb]);
+  }
+}
+
+// out = Op(input ia, input ib), either of which may be a strided view
+// (strided.h), both broadcast to out_shape (compact). `out` may be input ia.
+template <typename Op, typename T>
+absl::Status StridedBinary(KernelContext& ctx, T* out, const Shape& out_shape, int ia, int ib) {
+  const InputLayout la = LayoutOfInput(ctx, ia), lb = LayoutOfInput(ctx, ib);
+  const T* a = static_cast<const T*>(ctx.raw_input(ia));
+  const T* b = static_cast<const T*>(ctx.raw_input(ib));
+  if constexpr (std::is_same_v<Op, DivOp> && kIsInt<T>) {  // zero divisors first
+    const int64_t* const sb_own[1] = {lb.strides.data()};
+    bool zero = false;
+    ForEachStridedRow(MakeStridedPlan<1>(lb.shape, sb_own),
+                      [&](const int64_t* off, int64_t n, const int64_t* step) {
+                        for (int64_t i = 0; i < n; ++i) zero |= b[off[0] + i * step[0]] == 0;
+                      });
+    if (zero) return absl::InvalidArgumentError("integer division by zero");
+  }
+  int64_t sa[Shape::kMaxDims], sb[Shape::kMaxDims];
+  AlignStrides(la, out_shape, sa);
+  AlignStrides(lb, out_shape, sb);
+  const std::vector<int64_t> so = internal::CompactStrides(out_shape);
+  const int64_t* const strides[3] = {so.data(), sa, sb};
+  ForEachStridedRow(MakeStridedPlan<3>(out_shape, strides),
+                    [&](const int64_t* off, int64_t n, const int64_t* step) {
+                      BinaryRowAny<Op>(out + off[0], a + off[1], b + off[2], n, step[1], step[2]);
+                    });
+  return absl::OkStatus();
+}
+
+// out = Op(input i, s), input i possibly a strided view.
+template <typename Op, typename T>
+void StridedWithScalar(KernelContext& ctx, T* out, const Shape& out_shape, int i, T s) {
+  const InputLayout l = LayoutOfInput(ctx, i);
+  const T* x = static_cast<const T*>(ctx.raw_input(i));
+  const std::vector<int64_t> so = internal::CompactStrides(out_shape);
+  const int64_t* const strides[2] = {so.data(), l.strides.data()};
+  ForEachStridedRow(MakeStridedPlan<2>(out_shape, strides),
+                    [&](const int64_t* off, int64_t n, const int64_t* step) {
+                      BinaryRowAny<Op>(out + off[0], x + off[1], &s, n, step[1], 0);
+                    });
+}
+
 template <typename Op>
 struct Binary {
   template <typename T>
   struct Kernel {  // out = Op(a, b)
     static absl::Status Run(KernelContext& ctx) {
+      if (!NoStridedInputs(ctx)) [[unlikely]]
+        return StridedBinary<Op, T>(ctx, ctx.output<T>(0), ctx.output_meta(0).shape, 0, 1);
       return Broadcast<Op>(ctx.output<T>(0), ctx.output_meta(0).shape, ctx.input<T>(0),
                            ctx.input_meta(0).shape, ctx.input<T>(1), ctx.input_meta(1).shape);
     }
@@ -61,6 +116,8 @@ struct AddInplace {  // self += other, other broadcast to self's shape
   static absl::Status Run(KernelContext& ctx) {
     T* self = ctx.mutable_input<T>(0);
     const Shape& shape = ctx.input_meta(0).shape;
+    if (!NoStridedInputs(ctx)) [[unlikely]]  // `other` is a strided view
+      return StridedBinary<AddOp, T>(ctx, self, shape, 0, 1);
     const Shape& other_shape = ctx.input_meta(1).shape;
     if (shape == other_shape) {  // the common case, without Broadcast's shape analysis
       BinaryRow<AddOp>(self, self, ctx.input<T>(1), shape.numel(), 1, 1);
@@ -77,6 +134,10 @@ struct WithScalar {
   struct Kernel {  // out = Op(x, scalar(0))
     static absl::Status Run(KernelContext& ctx) {
       const T s = ctx.scalar(0).to<T>();
+      if (!NoStridedInputs(ctx)) [[unlikely]] {
+        StridedWithScalar<Op, T>(ctx, ctx.output<T>(0), ctx.output_meta(0).shape, 0, s);
+        return absl::OkStatus();
+      }
       BinaryRow<Op>(ctx.output<T>(0), ctx.input<T>(0), &s, ctx.output_meta(0).shape.numel(), 1, 0);
       return absl::OkStatus();
     }
@@ -107,6 +168,12 @@ void RegisterBinaryCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<WithScalar<MulOp>::Kernel>(r, builtin::kMulScalar, kNumericTypes);
   RegisterCpu<WithScalar<DivOp>::Kernel>(r, builtin::kDivScalar, kNumericTypes);
   RegisterCpu<MulScalarInplace>(r, builtin::kMulScalarInplace, kNumericTypes);
+  // These read strided views natively (strided.h).
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Maximum"}) r.SetCpuStridedInputs(op, 0b11);
+  r.SetCpuStridedInputs("AddInplace", 0b10);
+  for (const char* op : {"AddScalar", "SubScalar", "MulScalar", "DivScalar"}) {
+    r.SetCpuStridedInputs(op, 0b1);
+  }
 }
 
 }  // namespace eagervm::kernels

@@ -7,6 +7,8 @@
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/strided.h"
+#include "ops/strided.h"
 
 namespace eagervm::kernels {
 namespace {
@@ -55,8 +57,52 @@ struct MinOp {
   }
 };
 
+// out[i] = Op(a[i * sa], b[i * sb]), out of any element type.
+template <typename Op, typename O, typename T>
+void Row(O* out, const T* a, const T* b, int64_t n, int64_t sa, int64_t sb) {
+  if (sa != 0 && sb != 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], b[i]);
+  } else if (sa != 0) {
+    const T y = b[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(a[i], y);
+  } else if (sb != 0) {
+    const T x = a[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = Op::Apply(x, b[i]);
+  } else {
+    const O v = Op::Apply(a[0], b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
+// Broadcast2 when an input is a strided view (strided.h): any row steps.
+template <typename Op, typename O, typename T>
+void StridedBroadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
+  const Shape& out_shape = ctx.output_meta(0).shape;
+  int64_t sa[Shape::kMaxDims], sb[Shape::kMaxDims];
+  AlignStrides(LayoutOfInput(ctx, 0), out_shape, sa);
+  AlignStrides(LayoutOfInput(ctx, 1), out_shape, sb);
+  const std::vector<int64_t> so = internal::CompactStrides(out_shape);
+  const int64_t* const strides[3] = {so.data(), sa, sb};
+  ForEachStridedRow(MakeStridedPlan<3>(out_shape, strides),
+                    [&](const int64_t* off, int64_t n, const int64_t* step) {
+                      O* o = out + off[0];
+                      const T* x = a + off[1];
+                      const T* y = b + off[2];
+                      if ((step[1] == 0 || step[1] == 1) && (step[2] == 0 || step[2] == 1)) {
+                        Row<Op>(o, x, y, n, step[1], step[2]);
+                      } else {
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i] = Op::Apply(x[i * step[1]], y[i * step[2]]);
+                      }
+                    });
+}
+
 template <typename Op, typename O, typename T>
 void Broadcast2(KernelContext& ctx, O* out, const T* a, const T* b) {
+  if (!NoStridedInputs(ctx)) [[unlikely]] {
+    StridedBroadcast2<Op>(ctx, out, a, b);
+    return;
+  }
   const Shape& out_shape = ctx.output_meta(0).shape;
   const Shape& a_shape = ctx.input_meta(0).shape;
   const Shape& b_shape = ctx.input_meta(1).shape;
@@ -200,6 +246,10 @@ void RegisterCompareCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Where>(r, builtin::kWhere, kAllTypes);
   RegisterCpu<Abs>(r, builtin::kAbs, kNumericTypes);
   RegisterCpu<Pow>(r, builtin::kPow, kFloatTypes);
+  // These read strided views natively (strided.h).
+  for (const char* op : {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Minimum"}) {
+    r.SetCpuStridedInputs(op, 0b11);
+  }
 }
 
 }  // namespace eagervm::kernels

@@ -52,6 +52,7 @@ void RegisterMatMulTransposedCpuKernels(internal::OpRegistry& r);
 void RegisterInplaceCpuKernels(internal::OpRegistry& r);
 void RegisterConcatCpuKernels(internal::OpRegistry& r);
 void RegisterMinCpuKernels(internal::OpRegistry& r);
+void RegisterStridedCpuKernels(internal::OpRegistry& r);
 
 }  // namespace eagervm::kernels
 

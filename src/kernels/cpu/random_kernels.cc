@@ -1,4 +1,4 @@
-// RandomNormal: element i is a pure function of (seed, i). The generator is
+// RandomNormal and RandomUniform: element i is a pure function of (seed, i). The generator is
 // counter based (splitmix64 at position i of the stream keyed by the seed) and
 // Box-Muller turns pairs of uniforms into pairs of normals, so the values do
 // not depend on which stream or thread runs the kernel, on how the work is
@@ -51,10 +51,31 @@ struct RandomNormal {  // out ~ N(0, 1); scalar(0) is the seed's bits
   }
 };
 
+// U[lo, hi): element i from counter i of the stream keyed by the seed.
+template <typename T>
+struct RandomUniform {  // scalar(0) is the seed's bits; attrs "lo", "hi"
+  static absl::Status Run(KernelContext& ctx) {
+    T* out = ctx.output<T>(0);
+    const int64_t n = ctx.output_meta(0).shape.numel();
+    const uint64_t key = Finalize(static_cast<uint64_t>(ctx.scalar(0).to<int64_t>()));
+    const double lo = std::get<double>(ctx.attrs().at("lo"));
+    const double hi = std::get<double>(ctx.attrs().at("hi"));
+    const T top = std::nextafter(static_cast<T>(hi), static_cast<T>(lo));  // largest below hi
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t r = Finalize(key + (static_cast<uint64_t>(i) + 1) * kGolden);
+      const double u = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
+      const T v = static_cast<T>(lo + (hi - lo) * u);
+      out[i] = v < static_cast<T>(hi) ? v : top;  // rounding never reaches hi
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterRandomCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<RandomNormal>(r, builtin::kRandomNormal, kFloatTypes);
+  RegisterCpu<RandomUniform>(r, builtin::kRandomUniform, kFloatTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -20,6 +20,7 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterInplaceCpuKernels(r);
   RegisterConcatCpuKernels(r);
   RegisterMinCpuKernels(r);
+  RegisterStridedCpuKernels(r);
 }
 
 }  // namespace eagervm::kernels

@@ -4,6 +4,8 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/strided.h"
+#include "ops/strided.h"
 
 namespace eagervm::kernels {
 namespace {
@@ -61,8 +63,26 @@ struct Unary {
   template <typename T>
   struct Kernel {
     static absl::Status Run(KernelContext& ctx) {
-      const T* x = ctx.input<T>(0);
+      const T* x = static_cast<const T*>(ctx.raw_input(0));
       T* out = ctx.output<T>(0);
+      if (!NoStridedInputs(ctx)) [[unlikely]] {  // x is a strided view
+        const Shape& shape = ctx.output_meta(0).shape;
+        const InputLayout l = LayoutOfInput(ctx, 0);
+        const std::vector<int64_t> so = internal::CompactStrides(shape);
+        const int64_t* const strides[2] = {so.data(), l.strides.data()};
+        ForEachStridedRow(MakeStridedPlan<2>(shape, strides),
+                          [&](const int64_t* off, int64_t n, const int64_t* step) {
+                            T* o = out + off[0];
+                            const T* xi = x + off[1];
+                            const int64_t sx = step[1];
+                            if (sx == 1) {
+                              for (int64_t i = 0; i < n; ++i) o[i] = Fn::Apply(xi[i]);
+                            } else {
+                              for (int64_t i = 0; i < n; ++i) o[i] = Fn::Apply(xi[i * sx]);
+                            }
+                          });
+        return absl::OkStatus();
+      }
       const int64_t n = ctx.output_meta(0).shape.numel();
       for (int64_t i = 0; i < n; ++i) out[i] = Fn::Apply(x[i]);
       return absl::OkStatus();
@@ -80,6 +100,10 @@ void RegisterUnaryCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Unary<SigmoidFn>::Kernel>(r, builtin::kSigmoid, kFloatTypes);
   RegisterCpu<Unary<TanhFn>::Kernel>(r, builtin::kTanh, kFloatTypes);
   RegisterCpu<Unary<SqrtFn>::Kernel>(r, builtin::kSqrt, kFloatTypes);
+  // These read a strided view natively (strided.h).
+  for (const char* op : {"Relu", "Neg", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt"}) {
+    r.SetCpuStridedInputs(op, 0b1);
+  }
 }
 
 }  // namespace eagervm::kernels

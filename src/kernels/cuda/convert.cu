@@ -55,7 +55,32 @@ __global__ void RandomNormalKernel(T* out, int64_t n, uint64_t key) {
   }
 }
 
+template <typename T>
+__global__ void RandomUniformKernel(T* out, int64_t n, uint64_t key, double lo, double hi, T top) {
+  EAGERVM_GRID_STRIDE(i, n) {
+    const uint64_t r = Finalize(key + (static_cast<uint64_t>(i) + 1) * kGolden);
+    const double u = static_cast<double>(r >> 11) * 0x1.0p-53;
+    const T v = static_cast<T>(lo + (hi - lo) * u);
+    out[i] = v < static_cast<T>(hi) ? v : top;
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchRandomUniform(DT dt, void* out, int64_t n, uint64_t key, double lo, double hi,
+                                double top, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (dt == DT::kFloat32) {
+    RandomUniformKernel<float><<<BlocksFor(n), kThreads, 0, s>>>(static_cast<float*>(out), n, key,
+                                                                 lo, hi, static_cast<float>(top));
+  } else if (dt == DT::kFloat64) {
+    RandomUniformKernel<double>
+        <<<BlocksFor(n), kThreads, 0, s>>>(static_cast<double*>(out), n, key, lo, hi, top);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchCast(DT from, DT to, void* out, const void* x, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;

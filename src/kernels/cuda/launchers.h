@@ -37,6 +37,18 @@ struct BroadcastArgs {
   int64_t stride_b[kMaxDims] = {};
 };
 
+// A strided view: its dims and element strides (ops/strided.h).
+struct StridedArgs {
+  int rank = 0;
+  int64_t dims[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+};
+// scatter false: dst (compact, n elements) = the view `args` of src;
+// scatter true: the view `args` of dst = src (compact). Elements of
+// `elem_bytes` (1, 2, 4 or 8).
+cudaError_t LaunchStridedCopy(int elem_bytes, bool scatter, void* dst, const void* src,
+                              const StridedArgs& args, int64_t n, cudaStream_t stream);
+
 cudaError_t LaunchFill(DT dt, void* out, int64_t n, ScalarArg value, cudaStream_t stream);
 // out = op(a, b) with broadcasting; `out` may alias `a` (AddInplace).
 cudaError_t LaunchBinary(BinaryKind op, DT dt, void* out, const void* a, const void* b,
@@ -54,6 +66,9 @@ cudaError_t LaunchReduce(ReduceKind kind, DT dt, void* out, const void* x, int64
 cudaError_t LaunchCast(DT from, DT to, void* out, const void* x, int64_t n, cudaStream_t stream);
 // Element i is a function of (key, i) only: the CPU kernel's generator.
 cudaError_t LaunchRandomNormal(DT dt, void* out, int64_t n, uint64_t key, cudaStream_t stream);
+// U[lo, hi) as the CPU kernel computes it; `top`: the largest dtype value below hi.
+cudaError_t LaunchRandomUniform(DT dt, void* out, int64_t n, uint64_t key, double lo, double hi,
+                                double top, cudaStream_t stream);
 // out[cols, rows] = x[rows, cols]^T for elements of `elem_bytes` (1, 4 or 8).
 cudaError_t LaunchTranspose(int elem_bytes, void* out, const void* x, int64_t rows, int64_t cols,
                             cudaStream_t stream);

@@ -3,6 +3,8 @@
 // integers through a plain kernel, wrapping like the CPU).
 #include <cublas_v2.h>
 
+#include <cmath>
+
 #include "device/cuda/kernel_resources.h"
 #include "kernels/cuda/kernel_util.h"
 
@@ -103,6 +105,19 @@ void RegisterMathKernels(internal::OpRegistry& r) {
                                              StreamOf(ctx)),
                     "RandomNormal kernel launch");
   });
+  RegisterCuda(r, builtin::kRandomUniform, kFloat, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.output_meta(0);
+    const uint64_t key = Finalize(static_cast<uint64_t>(ctx.scalar(0).to<int64_t>()));
+    const double lo = std::get<double>(ctx.attrs().at("lo"));
+    const double hi = std::get<double>(ctx.attrs().at("hi"));
+    const double top =
+        m.dtype == DType::kFloat32
+            ? static_cast<double>(std::nextafter(static_cast<float>(hi), static_cast<float>(lo)))
+            : std::nextafter(hi, lo);
+    return Launched(cuda::LaunchRandomUniform(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(),
+                                              key, lo, hi, top, StreamOf(ctx)),
+                    "RandomUniform kernel launch");
+  });
   RegisterCuda(r, builtin::kTranspose, kAll, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
     return Launched(cuda::LaunchTranspose(static_cast<int>(SizeOf(m.dtype)), ctx.raw_output(0),
@@ -110,6 +125,29 @@ void RegisterMathKernels(internal::OpRegistry& r) {
                     "Transpose kernel launch");
   });
   RegisterCuda(r, builtin::kMatMul, kNumeric, MatMul);
+  // Strided views (ops/strided.h): the view's layout is in attrs {"shape",
+  // "strides"}; its operand is the byte span it covers.
+  for (const bool scatter : {false, true}) {
+    RegisterCuda(
+        r, scatter ? builtin::kStridedCopyInto : builtin::kStridedCopy, kAll, [scatter](KernelContext& ctx) {
+          const auto& shape = std::get<std::vector<int64_t>>(ctx.attrs().at("shape"));
+          const auto& strides = std::get<std::vector<int64_t>>(ctx.attrs().at("strides"));
+          cuda::StridedArgs args;
+          args.rank = static_cast<int>(shape.size());
+          int64_t n = 1;
+          for (size_t d = 0; d < shape.size(); ++d) {
+            args.dims[d] = shape[d];
+            args.strides[d] = strides[d];
+            n *= shape[d];
+          }
+          const TensorMeta& m = ctx.input_meta(0);
+          void* dst = scatter ? ctx.raw_mutable_input(0) : ctx.raw_output(0);
+          const void* src = scatter ? ctx.raw_input(1) : ctx.raw_input(0);
+          return Launched(cuda::LaunchStridedCopy(static_cast<int>(SizeOf(m.dtype)), scatter, dst,
+                                                  src, args, n, StreamOf(ctx)),
+                          "strided copy kernel launch");
+        });
+  }
 }
 
 // The CUDA kernels of the built-in ops; called by RegisterBuiltinOps.

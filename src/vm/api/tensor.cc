@@ -48,6 +48,8 @@ const Shape& Tensor::shape() const { return meta().shape; }
 DType Tensor::dtype() const { return meta().dtype; }
 Device Tensor::device() const { return meta().device; }
 
+bool Tensor::is_contiguous() const { return has_meta() && impl_->strides.empty(); }
+
 absl::Status Tensor::Wait() const { return internal::ReadToHost(*this, nullptr, 0, "Wait"); }
 
 absl::Status Tensor::CheckHostRead(DType expected, const char* what) const {
@@ -91,6 +93,11 @@ absl::Status Tensor::CopyToHost(void* dst, size_t bytes) const {
 Tensor Tensor::Reshape(Shape shape) const {
   absl::Status s = internal::CheckTensor(*this, "Reshape", "self");
   if (!s.ok()) return Error(s);
+  if (!impl_->strides.empty()) {
+    return Error(absl::InvalidArgumentError(
+        base::Cat("Reshape: cannot view the strided view ", this->shape().ToString(), " as ",
+                  shape.ToString(), " without a copy; reshape its Contiguous() copy")));
+  }
   if (!shape.IsValid() || shape.numel() != numel()) {
     return Error(
         absl::InvalidArgumentError(base::Cat("Reshape: cannot view ", this->shape().ToString(),
@@ -99,24 +106,6 @@ Tensor Tensor::Reshape(Shape shape) const {
   auto view = std::make_shared<internal::TensorImpl>(*impl_);
   view->meta.shape = shape;
   return internal::RecordedView(*this, Tensor(std::move(view)), "Reshape");
-}
-
-Tensor Tensor::Slice(int64_t begin, int64_t end) const {
-  absl::Status s = internal::CheckTensor(*this, "Slice", "self");
-  if (!s.ok()) return Error(s);
-  if (dim() == 0) {
-    return Error(absl::InvalidArgumentError("Slice: cannot slice a scalar (shape [])"));
-  }
-  if (begin < 0 || end < begin || end > size(0)) {
-    return Error(absl::InvalidArgumentError(base::Cat("Slice: range [", begin, ", ", end,
-                                                      ") is out of bounds for dim 0 of ",
-                                                      shape().ToString())));
-  }
-  auto view = std::make_shared<internal::TensorImpl>(*impl_);
-  const int64_t row = size(0) == 0 ? 0 : numel() / size(0);
-  view->meta.shape[0] = end - begin;
-  view->offset += begin * row * static_cast<int64_t>(SizeOf(dtype()));
-  return internal::RecordedView(*this, Tensor(std::move(view)), "Slice");
 }
 
 absl::StatusOr<Tensor> Checked(Tensor t) {

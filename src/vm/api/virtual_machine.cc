@@ -15,6 +15,7 @@
 #include "vm/lifecycle/fork_guard.h"
 #include "vm/lifecycle/vm_impl.h"
 #include "vm/lifecycle/vm_options_env.h"
+#include "vm/tensor_impl.h"
 
 namespace eagervm {
 namespace {
@@ -110,7 +111,11 @@ absl::Status VirtualMachine::Configure(VmOptions opts) {
 }
 
 const VmOptions& VirtualMachine::options() const { return impl().options(); }
-VmStats VirtualMachine::GetStats() const { return impl().GetStats(); }
+VmStats VirtualMachine::GetStats() const {
+  VmStats s = impl().GetStats();
+  s.contiguous_copies = internal::ContiguousCopies();
+  return s;
+}
 absl::Status VirtualMachine::Shutdown() {
   vm::VmImpl* vm = impl_.load(std::memory_order_acquire);
   // A forked child that never used the VM has nothing to shut down (the
@@ -146,12 +151,12 @@ absl::Status Sync() {
 }
 
 std::string VmStats::ToString() const {
-  std::string s =
-      base::Cat("VmStats{received=", received, " dispatched=", dispatched, " finished=", finished,
-                " failed=", failed, " batched=", batched, " inlined=", inlined,
-                " barriers=", barriers, " in_flight=", in_flight,
-                " peak_in_flight=", peak_in_flight, " scheduler_wakeups=", scheduler_wakeups,
-                " worker_wakeups=", worker_wakeups, " backpressure_waits=", backpressure_waits);
+  std::string s = base::Cat(
+      "VmStats{received=", received, " dispatched=", dispatched, " finished=", finished,
+      " failed=", failed, " batched=", batched, " inlined=", inlined, " barriers=", barriers,
+      " in_flight=", in_flight, " peak_in_flight=", peak_in_flight,
+      " scheduler_wakeups=", scheduler_wakeups, " worker_wakeups=", worker_wakeups,
+      " backpressure_waits=", backpressure_waits, " contiguous_copies=", contiguous_copies);
   for (const MemoryStats& m : memory) {
     s += base::Cat(" ", m.device.ToString(), "{in_use=", m.bytes_in_use,
                    " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,

@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "base/str_cat.h"
 #include "eagervm/status_macros.h"
 #include "vm/tensor_impl.h"
 
@@ -35,6 +36,12 @@ absl::Status InstructionsBuilder::AccessBlobByCallback(const Tensor& t,
                                                        AccessMode mode) {
   EAGERVM_RETURN_IF_ERROR(internal::CheckTensor(t, "AccessBlobByCallback", "t"));
   if (!cb) return absl::InvalidArgumentError("AccessBlobByCallback: empty callback");
+  if (!t.is_contiguous()) {  // the callback gets (data, bytes): compact memory only
+    return absl::InvalidArgumentError(
+        base::Cat("AccessBlobByCallback: the tensor ", t.shape().ToString(),
+                  " is a strided view (Permute, T, Expand or Slice on an inner axis); access "
+                  "its Contiguous() copy"));
+  }
   return Builder::From(this)->AccessBlob(
       t,
       [cb = std::move(cb)](const ErrorPtr& e, void* data, size_t bytes) {
