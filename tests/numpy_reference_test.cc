@@ -308,7 +308,7 @@ void AddConcat(Cases& c, Rng& rng) {
 // slice, "e<dims>" expand): the op's input is the view, the case's input the base.
 std::pair<Tensor, std::string> RandomView(Rng& rng, const Tensor& base) {
   const Shape& s = base.shape();
-  const int rank = s.size();
+  const int rank = s.rank();
   auto join = [](const std::vector<int64_t>& v) {
     std::string out;
     for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
@@ -349,8 +349,8 @@ template <typename T>
 void AddViews(Cases& c, Rng& rng) {
   for (int iter = 0; iter < 40; ++iter) {
     Shape shape = testing::RandomShape(rng, 3, 5);
-    if (shape.size() < 2) shape = {3, static_cast<int64_t>(1 + rng() % 4)};
-    if (iter % 3 == 0) shape[static_cast<int>(rng() % shape.size())] = 1;
+    if (shape.rank() < 2) shape = {3, static_cast<int64_t>(1 + rng() % 4)};
+    if (iter % 3 == 0) shape[static_cast<int>(rng() % shape.rank())] = 1;
     Tensor base = Make(EdgeData<T>(rng, shape.numel(), iter % 2 == 0), shape);
     auto [v, spec] = RandomView(rng, base);
     ASSERT_TRUE(v.ok()) << spec << ": " << v.status();

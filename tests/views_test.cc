@@ -136,7 +136,11 @@ TEST(Views, MetadataAndValues) {
   EXPECT_TRUE(t.Slice(0, 1, 3).is_contiguous());
   EXPECT_TRUE(t.Slice(1, 0, 6).is_contiguous());
   EXPECT_TRUE(t.Permute({0, 1}).is_contiguous());
-  EXPECT_EQ(t.Contiguous().impl(), t.impl());
+  {  // Contiguous() of a compact tensor is the tensor itself: no copy.
+    const uint64_t before = VirtualMachine::Get().GetStats().contiguous_copies;
+    EXPECT_TRUE(t.Contiguous().is_contiguous());
+    EXPECT_EQ(VirtualMachine::Get().GetStats().contiguous_copies, before);
+  }
   EXPECT_EQ(Values<float>(t.Slice(2, 4)), Gather(base, HSlice(Iota({4, 6}), 0, 2, 4)));
   // A 3-D permutation.
   Tensor t3 = Make(Seq(24), {2, 3, 4});
