@@ -5,6 +5,8 @@
 //   eager           eagervm eagerly, the process's default VM
 //   eager sync      eagervm eagerly with EAGERVM_SYNCHRONOUS=1 (a child
 //                   process: the VM's mode is per process)
+//   eager queued    eagervm eagerly with EAGERVM_DONATE_MAX_BYTES=0: every
+//                   op queued to the VM's threads (a child process)
 //   graph           eagervm, the step captured once as a Graph and replayed
 //   libtorch        the same program in libtorch's C++ API, one thread
 //
@@ -12,7 +14,7 @@
 // order that rotates from rep to rep; the table gives the median ms per step
 // and the ratios. Before timing, each mode trains --check-steps steps from
 // the same initial parameters, and the run fails (exit 1) unless eager,
-// eager sync, graph and the kernel loop give bitwise the same loss curve,
+// eager sync, eager queued, graph and the kernel loop give bitwise the same loss curve,
 // and libtorch's final loss and accuracy on the whole data set are within
 // 1% (relative) and 1 percentage point of eager's.
 //
@@ -119,11 +121,13 @@ int Child(const Flags& f, const Digits& d) {
   return 0;
 }
 
-// Runs the sync child; fills `losses` (when not null) and returns ms/step,
-// or a negative number on failure.
-double RunSyncChild(const MlpConfig& c, const Flags& f, int steps, std::vector<float>* losses) {
+// Runs a child with the environment `env` (a mode of the VM); fills
+// `losses` (when not null) and returns ms/step, or a negative number on
+// failure.
+double RunChild(const char* env, const MlpConfig& c, const Flags& f, int steps,
+                std::vector<float>* losses) {
   const std::string cmd =
-      "EAGERVM_SYNCHRONOUS=1 /proc/" + std::to_string(getpid()) +
+      std::string(env) + " /proc/" + std::to_string(getpid()) +
       "/exe --child --hidden=" + std::to_string(c.hidden) + " --batch=" + std::to_string(c.batch) +
       " --steps=" + std::to_string(steps) + " --check-steps=" + std::to_string(f.check_steps);
   FILE* p = popen(cmd.c_str(), "r");
@@ -146,9 +150,14 @@ double RunSyncChild(const MlpConfig& c, const Flags& f, int steps, std::vector<f
   return ms;
 }
 
-enum Mode { kKernel, kEager, kSync, kGraph, kTorch, kModes };
-const char* const kModeNames[kModes] = {"kernel time", "eagervm eager", "eagervm eager sync",
-                                        "eagervm graph", "libtorch (1 thread)"};
+enum Mode { kKernel, kEager, kSync, kQueued, kGraph, kTorch, kModes };
+const char* const kModeNames[kModes] = {"kernel time",        "eagervm eager",
+                                        "eagervm eager sync", "eagervm eager queued",
+                                        "eagervm graph",      "libtorch (1 thread)"};
+// The environment of the modes run in a child process.
+const char* ChildEnv(Mode m) {
+  return m == kSync ? "EAGERVM_SYNCHRONOUS=1" : "EAGERVM_DONATE_MAX_BYTES=0";
+}
 
 double Median(std::vector<double> v) {
   if (v.empty()) return NAN;
@@ -212,12 +221,14 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
       return 2;
     }
   }
-  if (RunSyncChild(c, f, 1, &curve[kSync]) < 0) {
-    std::fprintf(stderr, "%s: the child process failed\n", kModeNames[kSync]);
-    return 2;
+  for (Mode m : {kSync, kQueued}) {
+    if (RunChild(ChildEnv(m), c, f, 1, &curve[m]) < 0) {
+      std::fprintf(stderr, "%s: the child process failed\n", kModeNames[m]);
+      return 2;
+    }
   }
   bool ok = true;
-  for (Mode m : {kGraph, kSync, kKernel}) {
+  for (Mode m : {kGraph, kSync, kQueued, kKernel}) {
     const bool same = curve[m] == curve[kEager];
     std::printf("check: %s loss curve (%d steps) %s eager's\n", kModeNames[m], f.check_steps,
                 same ? "bitwise equal to" : "DIFFERS from");
@@ -254,8 +265,8 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
   for (int rep = 0; rep < f.reps; ++rep) {
     for (int i = 0; i < kModes; ++i) {
       const Mode m = static_cast<Mode>((i + rep) % kModes);
-      if (m == kSync) {
-        const double v = RunSyncChild(c, f, steps, nullptr);
+      if (m == kSync || m == kQueued) {
+        const double v = RunChild(ChildEnv(m), c, f, steps, nullptr);
         if (v < 0) return 2;
         ms[m].push_back(v);
         continue;

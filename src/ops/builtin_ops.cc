@@ -20,7 +20,7 @@ void Define(OpRegistry& r, const char* name, std::vector<int> mutated = {},
   o.overwritten_inputs = std::move(overwritten);
   o.small_runs_inline = placement == Placement::kInlineWhenSmall;
   o.pure = true;  // RandomNormal too: its samples depend on (seed, index) only
-  (void)r.RegisterOp(name, nullptr, std::move(o));
+  (void)r.RegisterOp(name, nullptr, std::move(o), /*never_blocks=*/true);
 }
 
 }  // namespace

@@ -64,6 +64,10 @@ struct OpDef {
   OpOptions options;
   uint64_t mutated_mask = 0;      // bit i: input i is written
   uint64_t overwritten_mask = 0;  // bit i: input i is written without being read
+  // The kernel never blocks (no locks, I/O, waits on other threads): every
+  // built-in, and custom ops with OpOptions::small_runs_inline. A call of it
+  // may run on the submitting thread of an idle VM (vm/lifecycle/donate.h).
+  bool never_blocks = false;
   // A kernel serving every dtype of a device (custom ops) ...
   KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.

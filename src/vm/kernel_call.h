@@ -18,6 +18,7 @@ struct KernelCall {
   uint64_t overwritten_mask = 0;  // bit i: ... without reading it (a subset)
   bool may_run_inline = false;    // OpOptions::small_runs_inline
   bool pure = false;              // OpOptions::pure (graph mode may drop or hoist it)
+  bool never_blocks = false;      // OpDef::never_blocks: an idle VM may run it on the caller
 
   // Inputs at index 64 and up are never written (RegisterOp takes mutated
   // indices in [0, 64)); the test keeps the shift defined for them.

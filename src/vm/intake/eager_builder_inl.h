@@ -95,6 +95,8 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
     access[num_inputs + i] = Access{blob, true};
   }
   instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
+  instr->donatable = call.never_blocks;
+  instr->operand_bytes = bytes < UINT32_MAX ? static_cast<uint32_t>(bytes) : UINT32_MAX;
   EAGERVM_DCHECK(holds_nothing == args.HoldsNothingButTemps(), "NewKernelCall: holds_nothing");
   policy->set_holds_nothing_but_temps(holds_nothing);
   instr->prepared = true;
