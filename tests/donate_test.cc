@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "eagervm/eagervm.h"
 
@@ -119,6 +120,35 @@ TEST(Donate, AKernelErrorPoisonsTheOutputAsWhenQueued) {
       << s;
   (void)Sync();  // reports (and clears) the error
   EXPECT_TRUE(Sync().ok());
+}
+
+// Two threads submitting small dependent ops at once: each finds the VM idle
+// or busy (the other's op in flight, the engine lock taken) op by op, so
+// donated and queued ops interleave on the same storages' dependences.
+TEST(Donate, ConcurrentSubmittersMixDonatedAndQueuedOps) {
+  constexpr int kOps = 3000;
+  std::vector<Tensor> acc;
+  for (int t = 0; t < 2; ++t) acc.push_back(Full({8}, 0.0f, DType::kFloat32));
+  Tensor shared = Full({8}, 0.0f, DType::kFloat32);
+  Tensor one = Full({8}, 1.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kOps; ++i) {
+        EXPECT_TRUE(ops::AddInplace(acc[t], one).ok());
+        Tensor tmp = acc[t] * 2.0f;  // a temporary: its release is donated or queued too
+        EXPECT_TRUE(ops::AddInplace(shared, one).ok());
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_EQ(acc[t].ToVector<float>().value(), std::vector<float>(8, float{kOps}));
+  }
+  EXPECT_EQ(shared.ToVector<float>().value(), std::vector<float>(8, float{2 * kOps}));
+  EXPECT_TRUE(Sync().ok());
+  EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);
 }
 
 }  // namespace
