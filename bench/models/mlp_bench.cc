@@ -118,6 +118,8 @@ int Child(const Flags& f, const Digits& d) {
   const double ms = MsPerStep(**t, f.steps, &s);
   if (!s.ok()) return 2;
   std::printf("\nms %.6f\n", ms);
+  if (std::getenv("MLP_STATS") != nullptr)
+    std::fprintf(stderr, "%s\n", VirtualMachine::Get().GetStats().ToString().c_str());
   return 0;
 }
 
