@@ -30,6 +30,7 @@ class BackpressureTest : public ::testing::Test {
     VmOptions o;
     o.cpu_streams = 2;
     o.max_in_flight = kMaxInFlight;
+    o.donate_max_bytes = 0;  // every op queued: back-pressure is the point
     ASSERT_TRUE(VirtualMachine::Configure(o).ok());
   }
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "queued_path.h"  // these tests watch which thread runs what
 
 namespace eagervm {
 namespace {

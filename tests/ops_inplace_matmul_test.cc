@@ -47,6 +47,43 @@ TYPED_TEST(MatMulTransposedTest, EveryFlagCombinationMatchesTheLoop) {
   }
 }
 
+// One operand a vector (m == 1 or n == 1): the kernels call BLAS's gemv
+// instead of gemm (kernels/cpu/gemv.h), with every transpose flag, and with
+// k large enough that a wrong stride or transpose reads other elements.
+TYPED_TEST(MatMulTransposedTest, VectorOperandsMatchTheLoop) {
+  using T = TypeParam;
+  Rng rng(9);
+  const int64_t dims[][3] = {{37, 300, 1}, {1, 300, 29}, {1, 300, 1}, {5, 2, 1}, {1, 2, 5}};
+  for (const auto& d : dims) {
+    const int64_t m = d[0], k = d[1], n = d[2];
+    for (int flags = 0; flags < 4; ++flags) {
+      const bool ta = flags & 1, tb = flags & 2;
+      const Shape sa = ta ? Shape{k, m} : Shape{m, k};
+      const Shape sb = tb ? Shape{n, k} : Shape{k, n};
+      const auto da = RandomData<T>(rng, sa.numel()), db = RandomData<T>(rng, sb.numel());
+      Tensor c = ops::MatMul(Make(da, sa), Make(db, sb), ta, tb);
+      ASSERT_TRUE(c.ok()) << c.status();
+      std::vector<T> want(static_cast<size_t>(m * n));
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            acc += static_cast<double>(ta ? da[p * m + i] : da[i * k + p]) *
+                   static_cast<double>(tb ? db[j * k + p] : db[p * n + j]);
+          }
+          want[i * n + j] = static_cast<T>(acc);
+        }
+      }
+      const std::string what = "MatMul " + sa.ToString() + sb.ToString() + std::to_string(flags);
+      testing::ExpectNear(Values<T>(c), want, what, std::is_same_v<T, float> ? 1e-4 : 1e-12);
+      if (!ta && !tb) {  // the plain MatMul op's kernel too
+        testing::ExpectNear(Values<T>(ops::MatMul(Make(da, sa), Make(db, sb))), want, what,
+                            std::is_same_v<T, float> ? 1e-4 : 1e-12);
+      }
+    }
+  }
+}
+
 TEST(BatchMatMul, EachBatchEntryIsItsMatMul) {
   Rng rng(31);
   for (int iter = 0; iter < 8; ++iter) {

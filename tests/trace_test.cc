@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "eagervm/eagervm.h"
+#include "queued_path.h"  // these tests watch which thread runs what
 
 namespace eagervm {
 namespace {
@@ -113,7 +114,7 @@ TEST(Trace, SmallProgramHasOneComputeSlicePerInstruction) {
           EXPECT_EQ(row.name.rfind("evm-cpu", 0), 0u) << "ops compute on stream workers";
         }
         // On the scheduler, or on the thread calling Sync() when it finds the
-        // VM idle (it then runs the barrier itself: vm/lifecycle/caller_runs.h).
+        // VM idle (it then runs the barrier itself: vm/lifecycle/donate.h).
         if (s.at("name") == "Barrier") {
           EXPECT_TRUE(row.name == "evm-scheduler" || row.name.rfind("user ", 0) == 0) << row.name;
         }

@@ -39,7 +39,9 @@ struct OpOptions {
   // tiny kernel). Off by default: a user kernel may block. Built-ins set it.
   // Such a call may also run on a user thread blocked in a host read
   // (Tensor::Wait, Item, ToVector, CopyToHost) or Sync() while the VM is
-  // nearly idle: any user thread, not only the one that submitted the call.
+  // nearly idle: any user thread, not only the one that submitted the call;
+  // and on the submitting thread itself, before ops::Call returns, when
+  // nothing is in flight (VmOptions::donate_max_bytes).
   // See RegisterKernel.
   bool small_runs_inline = false;
   // Each thread remembers the op's inference: a call whose input metas and

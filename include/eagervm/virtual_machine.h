@@ -41,6 +41,15 @@ struct EAGERVM_EXPORT VmOptions {
   // call may also run on a user thread blocked in a read or Sync() that runs
   // the scheduler's passes itself (RegisterKernel in custom_op.h).
   int64_t inline_max_bytes = 16 << 10;
+  // Donation: an op call (of a built-in, or an op with small_runs_inline)
+  // or a tensor release whose operands total at most this many bytes, made
+  // while nothing is in flight in the VM, runs on the calling thread before
+  // the call returns, as in the synchronous mode: no thread is woken for it.
+  // When anything is in flight (a larger op handed to a worker, work on
+  // another stream or thread) calls are queued as usual and overlap with
+  // it. Order, dependences and errors are the same either way. 0 turns it
+  // off (every call is queued). EAGERVM_DONATE_MAX_BYTES.
+  int64_t donate_max_bytes = 1 << 20;
   // Deterministic mode for tests and debugging: no VM threads at all; every
   // submission is scheduled and computed on the submitting thread before it returns.
   bool synchronous = false;

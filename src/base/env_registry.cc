@@ -34,6 +34,10 @@ const EnvVar kVars[] = {
      "Small CPU op calls (operands up to this many bytes, of ops that allow it) run on the "
      "scheduler thread when their stream is idle, skipping the handoff to its worker (`0`: never).",
      0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->inline_max_bytes = AsInt(v); }},
+    {"EAGERVM_DONATE_MAX_BYTES", EnvType::kByteSize, "1MiB",
+     "Op calls and releases (operands up to this many bytes) made while nothing is in flight "
+     "run on the calling thread instead of being queued (`0`: always queue).",
+     0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->donate_max_bytes = AsInt(v); }},
     {"EAGERVM_SYNCHRONOUS", EnvType::kBool, "false",
      "Deterministic debugging mode: no VM threads; each submission runs on the calling thread "
      "before it returns.",

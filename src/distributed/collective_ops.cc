@@ -13,7 +13,7 @@
 #include "ops/submit_op.h"
 #include "vm/intake/physical_run.h"
 #include "vm/intake/submit_kernel_call.h"
-#include "vm/lifecycle/caller_runs.h"
+#include "vm/lifecycle/donate.h"
 #include "vm/streams/comm_stream.h"
 #include "vm/tensor_impl.h"
 
@@ -100,8 +100,7 @@ absl::Status Submit(const internal::OpDef& def, Device device, DType dtype, cons
   // flight, so no earlier collective either) a CPU collective runs on this
   // thread and returns when done: no hop to the scheduler and the comm
   // worker and back (docs/distributed.md).
-  vm::CallerRunsScope caller_runs(device.is_cpu() ? vm::CallerRuns::kMayBlock
-                                                  : vm::CallerRuns::kNone);
+  vm::DonateScope donate(device.is_cpu() ? vm::DonateMode::kMayBlock : vm::DonateMode::kNone);
   return vm::SubmitKernelCall(call, args, comm);
 }
 

@@ -67,6 +67,10 @@ struct OpDef {
   // Bit i: the CPU kernel reads input i as a strided view (its shape and
   // strides in attrs; ops/strided.h). Set once at registration (built-ins).
   uint64_t cpu_strided_inputs = 0;
+  // The kernel never blocks (no locks, I/O, waits on other threads): every
+  // built-in, and custom ops with OpOptions::small_runs_inline. A call of it
+  // may run on the submitting thread of an idle VM (vm/lifecycle/donate.h).
+  bool never_blocks = false;
   // A kernel serving every dtype of a device (custom ops) ...
   KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.

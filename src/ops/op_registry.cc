@@ -18,6 +18,12 @@ OpRegistry& OpRegistry::Get() {
 }
 
 absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions options) {
+  const bool never_blocks = options.small_runs_inline;
+  return RegisterOp(std::move(name), std::move(infer), std::move(options), never_blocks);
+}
+
+absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions options,
+                                    bool never_blocks) {
   if (name.empty()) return absl::InvalidArgumentError("RegisterOp: the op name is empty");
   auto def = std::make_unique<OpDef>();
   for (int i : options.mutated_inputs) {
@@ -37,6 +43,7 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
   def->name = name;
   def->infer = std::move(infer);
   def->options = std::move(options);
+  def->never_blocks = never_blocks;
   base::MutexLock lock(&mu_);
   if (ops_.contains(name)) {
     return absl::AlreadyExistsError(base::Cat("RegisterOp: op '", name, "' is already registered"));

@@ -19,6 +19,9 @@ class OpRegistry {
   static OpRegistry& Get();
 
   absl::Status RegisterOp(std::string name, InferFn infer, OpOptions options);
+  // `never_blocks`: OpDef::never_blocks (the overload above: the op's
+  // small_runs_inline, which promises it). Built-ins pass true.
+  absl::Status RegisterOp(std::string name, InferFn infer, OpOptions options, bool never_blocks);
   absl::Status RegisterKernel(std::string_view op, DeviceType device, KernelFn kernel);
   // Built-ins: a kernel for one (device, dtype).
   absl::Status RegisterTypedKernel(std::string_view op, DeviceType device, DType dtype,

@@ -33,6 +33,7 @@ inline vm::KernelCall KernelCallOf(const OpDef& def, const KernelFn* kernel) {
   call.overwritten_mask = def.overwritten_mask;
   call.may_run_inline = def.options.small_runs_inline;
   call.pure = def.options.pure;
+  call.never_blocks = def.never_blocks;
   return call;
 }
 // Why `def` cannot run on `stream` for `dtype`: the stream's own error when

@@ -195,7 +195,7 @@ TEST(Collectives, OrderedAgainstComputeOnOtherStreams) {
 }
 
 // With VmOptions::collectives_on_caller and nothing in flight a CPU
-// collective runs on the calling thread (vm/lifecycle/caller_runs.h): it has finished,
+// collective runs on the calling thread (vm/lifecycle/donate.h): it has finished,
 // and been released, when the call returns. Without that path it would still
 // be queued or running. (mpi_collectives_np2_on_caller turns it on.)
 TEST(Collectives, IdleVmRunsCollectiveOnCaller) {
@@ -236,7 +236,7 @@ TEST(Collectives, BusyVmQueuesCollective) {
 
 // Another user thread keeps submitting compute while this one runs idle-VM
 // collectives on itself: both results stay exact, nothing hangs.
-TEST(Collectives, CallerRunsWhileAnotherThreadComputes) {
+TEST(Collectives, DonatesWhileAnotherThreadComputes) {
   Tensor x = Full({8}, 1.0, DType::kFloat32);
   ASSERT_TRUE(Sync().ok());
   std::thread other([] {

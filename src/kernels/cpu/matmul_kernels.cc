@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/kernel_util.h"
 
 // Weak so that eagervm still links against a BLAS without this OpenBLAS
@@ -28,6 +29,7 @@ Dims DimsOf(const KernelContext& ctx) {
 
 template <typename T>
 void Gemm(const T* a, const T* b, T* c, Dims d) {
+  if (GemvIfVector(a, b, c, false, false, d.m, d.k, d.k, d.n)) return;
   // BLAS needs leading dimensions >= 1 even for empty matrices.
   const int lda = static_cast<int>(std::max<int64_t>(d.k, 1));
   const int ldb = static_cast<int>(std::max<int64_t>(d.n, 1));

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/kernel_util.h"
 
 namespace eagervm::kernels {
@@ -23,6 +24,7 @@ void GemmT(const T* a, const T* b, T* c, bool ta, bool tb, int64_t a0, int64_t a
     std::fill(c, c + m * n, T{0});
     return;
   }
+  if (GemvIfVector(a, b, c, ta, tb, a0, a1, b0, b1)) return;
   // Row-major leading dimensions of the stored matrices (>= 1 for BLAS).
   const int lda = static_cast<int>(std::max<int64_t>(a1, 1));
   const int ldb = static_cast<int>(std::max<int64_t>(b1, 1));

@@ -8,7 +8,7 @@
 #include "base/str_cat.h"
 #include "vm/intake/physical_run.h"
 #include "vm/intake/process_vm.h"
-#include "vm/lifecycle/caller_runs.h"
+#include "vm/lifecycle/donate.h"
 #include "vm/lifecycle/reply_slot.h"
 #include "vm/lifecycle/vm_impl.h"
 #include "vm/tensor_impl.h"
@@ -91,8 +91,8 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   vm::ReplySlot* h = holder.get();
   // An idle VM (not found busy just now): the read runs on this thread, with
   // no wake-up either way.
-  vm::CallerRunsScope caller_runs(t.device().is_cpu() && !busy ? vm::CallerRuns::kShort
-                                                               : vm::CallerRuns::kNone);
+  vm::DonateScope donate(t.device().is_cpu() && !busy ? vm::DonateMode::kShort
+                                                      : vm::DonateMode::kNone);
   // No bytes when nothing is copied out (Wait): a device tensor then needs no
   // staging copy, only its completion.
   s = vm::PhysicalRun([&](vm::Builder* b) {

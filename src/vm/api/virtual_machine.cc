@@ -44,6 +44,7 @@ absl::Status ValidateOptions(const VmOptions& o) {
   const Field fields[] = {
       {"cpu_streams", o.cpu_streams, 1, vm::VmImpl::kMaxStreamsPerDevice, ""},
       {"inline_max_bytes", o.inline_max_bytes, 0, kMax, " (0 = never inline)"},
+      {"donate_max_bytes", o.donate_max_bytes, 0, kMax, " (0 = never donate)"},
       {"max_in_flight", o.max_in_flight, 2, kMax, ""},
       {"spin_us", o.spin_us, 0, 1'000'000, " (0 = park at once)"},
       {"cpu_memory_limit", o.cpu_memory_limit, 0, kMax, " (0 = unlimited)"},
@@ -174,7 +175,8 @@ std::ostream& operator<<(std::ostream& os, const VmStats& s) { return os << s.To
 std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
   return os << "VmOptions{cpu_streams=" << o.cpu_streams
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
-            << " inline_max_bytes=" << o.inline_max_bytes << " synchronous=" << o.synchronous
+            << " inline_max_bytes=" << o.inline_max_bytes
+            << " donate_max_bytes=" << o.donate_max_bytes << " synchronous=" << o.synchronous
             << " cuda_memory_limit=" << o.cuda_memory_limit << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
             << " oom_wait_ms=" << o.oom_wait_ms << " hang_timeout_ms=" << o.hang_timeout_ms

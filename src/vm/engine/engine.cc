@@ -238,13 +238,13 @@ bool Engine::DispatchReady() {
 // nothing dispatched before it on its stream is still running (the worker
 // finishes in order, so the running list's tail being done means all are) and
 // nothing is waiting to be handed over. A handoff costs more than the kernel.
-// When a submitting thread drives the engine (caller_driving_), its own
+// When a submitting thread drives the engine (donor_), its own
 // instructions run here whatever their size, blocking collectives included:
 // that thread waits for them anyway, and the worker is idle (the same check).
 bool Engine::RunsInline(const VmStream* s, const Instruction* instr) const {
   if (!s->handoff.empty()) return false;
   if (!s->running.empty() && !s->running.tail->done()) return false;
-  if (caller_driving_ && instr->caller_runs) return true;
+  if (donor_ && instr->donated) return true;
   return inline_max_bytes_ != 0 && instr->inline_bytes != InstructionPolicy::kNotInline &&
          instr->inline_bytes <= inline_max_bytes_;
 }
@@ -272,7 +272,7 @@ void Engine::Dispatch(Instruction* instr, bool lively) {
   if (inline_run) {
     // VmStats::inlined counts what the scheduler ran in a worker's stead,
     // not what a submitting thread ran for itself.
-    if (s->worker() != nullptr && !(caller_driving_ && instr->caller_runs)) {
+    if (s->worker() != nullptr && !(donor_ && instr->donated)) {
       VmCounters::Add<uint64_t>(counters_->inlined, 1);
     }
     ComputeSlice trace(instr);

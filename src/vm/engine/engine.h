@@ -7,7 +7,7 @@
 //
 // Every member is touched by the thread driving the engine only: the
 // scheduler thread, or a user thread that holds the VM's engine lock (the
-// synchronous mode; an idle VM's caller-runs path, vm/lifecycle/caller_runs.h). The
+// synchronous mode; a donating thread on an idle VM, vm/lifecycle/donate.h). The
 // lock's hand-over orders one driver's writes before the next one's reads.
 #include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_ENGINE_H_
@@ -51,7 +51,7 @@ class Engine {
   // ready stay in the ready list, and barriers it makes due stay queued, for
   // the next Schedule() (the scheduler has been notified of every
   // completion, so it runs one). For a user thread asking whether the VM is
-  // idle in all but name (VmImpl::RunOnCaller): it runs no kernel and no
+  // idle in all but name (VmImpl::Donate): it runs no kernel and no
   // callback of anyone else's. Returns true if anything moved. Same thread
   // rule as Schedule().
   bool RetireOnly();
@@ -76,11 +76,11 @@ class Engine {
   // Any thread: the op the scheduler thread is running inline right now
   // (stamp_dispatch only; nullptr otherwise). A name, never freed.
   const char* inline_op() const { return inline_op_.load(std::memory_order_relaxed); }
-  // True while a submitting thread drives the engine (VmImpl::Receive's
-  // caller-runs path): instructions with Instruction::caller_runs then run on
+  // True while a submitting thread drives the engine (VmImpl::Donate, its
+  // donor): instructions with Instruction::donated then run on
   // that thread when their stream is idle. Never set on the scheduler
   // thread, which must not block in a collective.
-  void set_caller_driving(bool on) { caller_driving_ = on; }
+  void set_donor(bool on) { donor_ = on; }
 
  private:
   bool RetireFinished();
@@ -106,7 +106,7 @@ class Engine {
   const size_t inline_max_bytes_;
   const bool stamp_dispatch_;
   CompletionSignal* const completions_;
-  bool caller_driving_ = false;
+  bool donor_ = false;
   std::atomic<const char*> inline_op_{nullptr};
   // Streams with instructions dispatched in this pass and not yet handed to
   // their worker: one handoff (one lock, at most one wake) per stream per pass.

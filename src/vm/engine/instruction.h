@@ -91,9 +91,14 @@ class Instruction {
   size_t inline_bytes = InstructionPolicy::kNotInline;
   bool prepared = false;
   // Set by the submitting thread when it drives the engine itself
-  // (VmImpl::Receive, vm/lifecycle/caller_runs.h): the engine may then run this
+  // (VmImpl::Donate, vm/lifecycle/donate.h): the engine may then run this
   // instruction on that thread whatever its size, once its stream is idle.
-  bool caller_runs = false;
+  bool donated = false;
+  // Automatic donation (vm/lifecycle/donate.h): the instruction never blocks
+  // (an op call of an OpDef::never_blocks op, a tensor release), and its
+  // operands' bytes (saturated), compared with VmOptions::donate_max_bytes.
+  bool donatable = false;
+  uint32_t operand_bytes = 0;
 
   // The pending stack (SubmissionQueue): set on a pushed list's head by the
   // submitting thread, read by the scheduler when it takes the stack.

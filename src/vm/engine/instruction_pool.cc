@@ -122,8 +122,15 @@ void InstructionPool::RecycleSlow(Instruction* instr) {
     Global().Give(l);
     return;
   }
-  if (t_recycle.empty()) [[unlikely]]
-    t_returner.armed = true;
+  t_returner.armed = true;
+  // A thread that also acquires (one donating its ops: vm/lifecycle/donate.h
+  // acquires and recycles each instruction itself) keeps it at hand: with
+  // every recycle given back through the shared list, each of its ops took
+  // that list's lock.
+  if (t_acquire.size < kBatch) {
+    t_acquire.Push(instr);
+    return;
+  }
   t_recycle.Push(instr);
   if (t_recycle.size >= kBatch) [[unlikely]]
     Global().Give(std::exchange(t_recycle, FreeList()));

@@ -90,7 +90,9 @@ class InstructionPool {
     i->stream_ = nullptr;
     i->next = i->lively_prev = i->lively_next = nullptr;
     i->in_degree = 0;
-    i->caller_runs = false;
+    i->donated = false;
+    i->donatable = false;
+    i->operand_bytes = 0;
     i->on_dispatch.clear();
     i->on_retire.clear();
     i->accesses.clear();

@@ -224,9 +224,12 @@ absl::Status EagerBuilder::ReleaseBlob(std::shared_ptr<BlobObject> blob) {
   }
   // After shutdown the VM refuses it; the refused instruction frees the
   // storage once nothing runs any more (SubmissionQueue::RecycleRefused).
+  // A user's deleter may block: never on a donating thread.
+  const bool donatable = !blob->has_user_deleter();
   Instruction* instr = InstructionPool::Acquire();
   instr->Emplace<ReleaseTensorPolicy>(std::move(blob));
   instr->set_stream(producer);
+  instr->donatable = donatable;
   Append(instr);
   return absl::OkStatus();
 }

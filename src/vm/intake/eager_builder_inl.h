@@ -80,6 +80,8 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
                                                           const KernelCall& call, size_t bytes,
                                                           bool holds_nothing) {
   instr->inline_bytes = call.may_run_inline ? bytes : InstructionPolicy::kNotInline;
+  instr->donatable = call.never_blocks;
+  instr->operand_bytes = bytes < UINT32_MAX ? static_cast<uint32_t>(bytes) : UINT32_MAX;
   EAGERVM_DCHECK(holds_nothing == policy->args().HoldsNothingButTemps(),
                  "NewKernelCall: holds_nothing");
   policy->set_holds_nothing_but_temps(holds_nothing);

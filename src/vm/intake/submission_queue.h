@@ -64,7 +64,7 @@ class SubmissionQueue {
     return absl::OkStatus();
   }
   // The engine's driver, holding the engine lock with the VM idle
-  // (VmImpl::RunOnCaller): accepts `list` as Append would (pending, counted
+  // (VmImpl::Donate): accepts `list` as Append would (pending, counted
   // received and taken in), for the caller to run at once instead of
   // pushing and popping it. False, `list` untouched, once closed (Append
   // then refuses it).

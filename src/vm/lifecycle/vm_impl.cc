@@ -13,7 +13,7 @@
 #include "vm/diagnostics/trace_hooks.h"
 #include "vm/intake/physical_run.h"
 #include "vm/intake/process_vm.h"
-#include "vm/lifecycle/caller_runs.h"
+#include "vm/lifecycle/donate.h"
 #include "vm/lifecycle/fork_guard.h"
 #include "vm/lifecycle/reply_slot.h"
 #include "vm/streams/vm_stream.h"
@@ -38,60 +38,101 @@ VmImpl::VmImpl(VmOptions options)
 
 VmImpl::~VmImpl() { (void)Shutdown(); }
 
+// How long a donor inside a DonateScope waits for a scheduler pass to end
+// (usually a few microseconds: a worker's completion woke it). Waiting that
+// out keeps the caller on this path, where falling back would leave work in
+// flight that makes the next call fall back too. Automatic donation does
+// not wait: a pass in progress means the VM is busy.
+constexpr int64_t kDonorWaitForPassNs = 50'000;
+
+// The engine lock for a donating user thread, which plays the scheduler's
+// role while it holds it; unlocks in its destructor. Drive() marks that
+// this thread runs instructions (it may block in a collective): other
+// donors then do not wait for the lock.
+class VmImpl::DonorLease {
+ public:
+  DonorLease(VmImpl* vm, int64_t wait_for_pass_ns) ABSL_NO_THREAD_SAFETY_ANALYSIS
+      : vm_(vm),
+        held_(vm->TryLockEngineForDonor(wait_for_pass_ns)) {
+    if (held_) role_.emplace(base::ThreadRole::kScheduler);
+  }
+  ~DonorLease() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (driving_) vm_->donor_active_.store(false, std::memory_order_relaxed);
+    role_.reset();
+    if (held_) vm_->engine_mu_.Unlock();
+  }
+  DonorLease(const DonorLease&) = delete;
+  DonorLease& operator=(const DonorLease&) = delete;
+
+  bool held() const { return held_; }
+  void Drive() {
+    driving_ = true;
+    vm_->donor_active_.store(true, std::memory_order_relaxed);
+  }
+
+ private:
+  VmImpl* const vm_;
+  const bool held_;
+  bool driving_ = false;
+  std::optional<base::ScopedThreadRole> role_;
+};
+
+std::optional<absl::Status> VmImpl::DonateOne(Instruction* instr) {
+  InstructionList list;
+  list.PushBack(instr);
+  std::optional<absl::Status> ran = Donate(&list, Backpressure::kWait);
+  instr->next = nullptr;  // untouched when nullopt: queued by the caller
+  return ran;
+}
+
 // The trade-off: while this thread blocks in a collective it holds the
 // engine lock, so work that other threads submit meanwhile waits for the
 // collective (as if it had arrived after it, which it did). Only taken when
 // nothing else is in flight, so no running work is held up.
-std::optional<absl::Status> VmImpl::RunOnCaller(InstructionList* list, Backpressure backpressure) {
+std::optional<absl::Status> VmImpl::Donate(InstructionList* list, Backpressure backpressure) {
   if (base::OnVmThread()) return std::nullopt;  // a kernel dropping a tensor
+  const DonateMode mode = CurrentDonateMode();
   // A collective blocks here: only on request (collectives never block
   // otherwise), and not with hang detection on (it could not time out;
   // queued, the caller's later Wait times out instead).
-  if (CurrentCallerRuns() == CallerRuns::kMayBlock &&
+  if (mode == DonateMode::kMayBlock &&
       (!options_.collectives_on_caller || options_.hang_timeout_ms > 0)) {
     return std::nullopt;
   }
   for (const Instruction* i = list->head; i != nullptr; i = i->next) {
     if (i->stream() != nullptr && !i->stream()->policy()->device().is_cpu()) return std::nullopt;
   }
-  if (!LockEngineForCaller()) return std::nullopt;
-  std::optional<absl::Status> result;
-  {
-    base::ScopedThreadRole role(base::ThreadRole::kScheduler);
-    // (`received` may grow meanwhile: those are taken in below, after this
-    // list, in arrival order.)
-    Instruction* only = list->size == 1 ? list->head : nullptr;
-    if (!IdleAfterRelease()) {
-      // Busy: the queued path.
-    } else if (only != nullptr && only->stream() != nullptr && !only->policy()->IsBarrier() &&
-               submissions_.AcceptForDriver(*list)) {
-      // One instruction on an idle VM (a collective, a read): nothing to
-      // link it to or order it behind, so it runs and is released here
-      // without the pending stack or a scheduling pass.
-      SubmitSlice trace(list);
-      *list = InstructionList();
-      caller_drives_.store(true, std::memory_order_relaxed);
-      engine_.RunAlone(only);
-      caller_drives_.store(false, std::memory_order_relaxed);
-      result = absl::OkStatus();
-    } else {
-      for (Instruction* i = list->head; i != nullptr; i = i->next) i->caller_runs = true;
-      result = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
-      if (result->ok()) {
-        caller_drives_.store(true, std::memory_order_relaxed);
-        engine_.set_caller_driving(true);
-        // Until everything taken in is released; no idle pass at the end to
-        // prove it: a list pushed after the last pass's intake found the
-        // pending stack empty, so its submitter woke the scheduler.
-        while (SchedulePass() && !engine_.Empty()) {
-        }
-        engine_.set_caller_driving(false);
-        caller_drives_.store(false, std::memory_order_relaxed);
-      }
-    }
+  DonorLease lease(this, mode == DonateMode::kNone ? 0 : kDonorWaitForPassNs);
+  if (!lease.held()) return std::nullopt;
+  engine_mu_.AssertHeld();
+  // (`received` may grow meanwhile: those are taken in below, after this
+  // list, in arrival order.)
+  if (!IdleAfterRelease()) return std::nullopt;  // busy: the caller queues it
+  Instruction* only = list->size == 1 ? list->head : nullptr;
+  if (only != nullptr && only->stream() != nullptr && !only->policy()->IsBarrier() &&
+      submissions_.AcceptForDriver(*list)) {
+    // One instruction on an idle VM (an op, a release, a collective, a
+    // read): nothing to link it to or order it behind, so it runs and is
+    // released here without the pending stack or a scheduling pass.
+    SubmitSlice trace(list);
+    *list = InstructionList();
+    lease.Drive();
+    engine_.RunAlone(only);
+    return absl::OkStatus();
   }
-  engine_mu_.Unlock();
-  return result;
+  if (mode == DonateMode::kNone) return std::nullopt;  // automatic: single instructions only
+  for (Instruction* i = list->head; i != nullptr; i = i->next) i->donated = true;
+  absl::Status s = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
+  if (!s.ok()) return s;
+  lease.Drive();
+  engine_.set_donor(true);
+  // Until everything taken in is released; no idle pass at the end to
+  // prove it: a list pushed after the last pass's intake found the pending
+  // stack empty, so its submitter woke the scheduler.
+  while (SchedulePass() && !engine_.Empty()) {
+  }
+  engine_.set_donor(false);
+  return s;
 }
 
 void VmImpl::ReleaseAllFinished() {
@@ -123,63 +164,63 @@ std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset,
                                                 size_t bytes, bool* busy) {
   *busy = false;
   if (shut_down() || profiler::Enabled()) return std::nullopt;
-  if (!LockEngineForCaller()) {
+  DonorLease lease(this, kDonorWaitForPassNs);
+  if (!lease.held()) {
     *busy = true;
     return std::nullopt;
   }
-  std::optional<absl::Status> result;
-  {
-    base::ScopedThreadRole role(base::ThreadRole::kScheduler);
-    // A few instructions received but not taken in (an op, then its Item):
-    // this thread, which would wait for them anyway, runs the scheduler's
-    // passes itself (small kernels inline, as the scheduler would; others
-    // handed to their workers) rather than queue a read behind them. A
-    // deeper queue is left to the scheduler.
-    constexpr int64_t kDriveAtMost = 8;
-    constexpr int kMaxPasses = 4;
-    bool final = false;
-    for (int pass = 0;; ++pass) {
-      ReleaseAllFinished();
-      const int64_t pending = counters_.pending_depth();
-      final = pending == 0 && !engine_.HasUnreleasedWriter(blob);
-      if (final || pending == 0 || pending > kDriveAtMost || pass == kMaxPasses) break;
-      if (!SchedulePass()) break;
-    }
-    *busy = !final;
-    if (final && !shut_down() &&
-        (blob.error() != nullptr || (blob.allocated() && blob.Written(offset, offset + bytes)))) {
-      if (const ErrorPtr& e = blob.error(); e != nullptr) {
-        e->MarkReported();
-        result = e->status;
-      } else {
-        if (dst != nullptr && bytes > 0) {
-          std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
-        }
-        result = absl::OkStatus();
-      }
-      // The counts of the read instruction this stands for: received first,
-      // so in flight (received - finished) never dips below zero. The others
-      // have one writer, the engine's driver, which this thread is now.
-      VmCounters::Bump(counters_.received);
-      VmCounters::Add<uint64_t>(counters_.taken_in, 1);
-      VmCounters::Add<uint64_t>(counters_.dispatched, 1);
-      VmCounters::Add<uint64_t>(counters_.finished, 1);
-    }
+  engine_mu_.AssertHeld();
+  if (!DriveUntilFinal(blob)) {
+    *busy = true;
+    return std::nullopt;
   }
-  engine_mu_.Unlock();
+  if (shut_down() ||
+      (blob.error() == nullptr && (!blob.allocated() || !blob.Written(offset, offset + bytes)))) {
+    return std::nullopt;
+  }
+  std::optional<absl::Status> result;
+  if (const ErrorPtr& e = blob.error(); e != nullptr) {
+    e->MarkReported();
+    result = e->status;
+  } else {
+    if (dst != nullptr && bytes > 0) {
+      std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
+    }
+    result = absl::OkStatus();
+  }
+  // The counts of the read instruction this stands for: received first, so
+  // in flight (received - finished) never dips below zero. The others have
+  // one writer, the engine's driver, which this thread is now.
+  VmCounters::Bump(counters_.received);
+  VmCounters::Add<uint64_t>(counters_.taken_in, 1);
+  VmCounters::Add<uint64_t>(counters_.dispatched, 1);
+  VmCounters::Add<uint64_t>(counters_.finished, 1);
   return result;
 }
 
-// Usually the lock is the scheduler's, in a pass of a few microseconds (a
-// worker's completion woke it): waiting that out keeps the caller on this
-// path, where falling back would leave work in flight that makes the next
-// call fall back too. Never waits behind another caller, which may be
-// blocked in a collective for as long as its peers take.
-bool VmImpl::LockEngineForCaller() {
-  constexpr int64_t kWaitForPassNs = 50'000;
+// A few instructions received but not taken in (an op, then its Item): this
+// thread, which would wait for them anyway, runs the scheduler's passes
+// itself (small kernels inline, as the scheduler would; others handed to
+// their workers) rather than queue a read behind them. A deeper queue is
+// left to the scheduler.
+bool VmImpl::DriveUntilFinal(BlobObject& blob) {
+  constexpr int64_t kReadDriveAtMost = 8;  // received, not taken in
+  constexpr int kReadMaxPasses = 4;
+  for (int pass = 0;; ++pass) {
+    ReleaseAllFinished();
+    const int64_t pending = counters_.pending_depth();
+    if (pending == 0) return !engine_.HasUnreleasedWriter(blob);
+    if (pending > kReadDriveAtMost || pass == kReadMaxPasses || !SchedulePass()) return false;
+  }
+}
+
+// Never waits behind another donor, which may be blocked in a collective
+// for as long as its peers take.
+bool VmImpl::TryLockEngineForDonor(int64_t wait_for_pass_ns) {
   if (engine_mu_.TryLock()) return true;
-  const int64_t deadline = base::NowNanos() + kWaitForPassNs;
-  while (!caller_drives_.load(std::memory_order_relaxed) && base::NowNanos() < deadline) {
+  if (wait_for_pass_ns <= 0) return false;
+  const int64_t deadline = base::NowNanos() + wait_for_pass_ns;
+  while (!donor_active_.load(std::memory_order_relaxed) && base::NowNanos() < deadline) {
     base::CpuRelax();
     if (engine_mu_.TryLock()) return true;
   }
@@ -214,7 +255,7 @@ void VmImpl::SchedulerLoop() {
     const bool open = scheduler_notifier_.Wait(sync_spin_ns(), &parked);
     if (parked) VmCounters::Bump(counters_.scheduler_wakeups);
     // A user thread may hold the lock for a read or a short drive of its
-    // own (ReadIfFinal, RunOnCaller): waited out spinning, not asleep.
+    // own (ReadIfFinal, Donate): waited out spinning, not asleep.
     base::SpinningMutexLock lock(&engine_mu_, sync_spin_ns());
     while (SchedulePass()) {
     }
@@ -250,7 +291,7 @@ absl::Status VmImpl::WaitAll() {
   if (!s.ok()) return s;
   ReplySlotHolder holder(options_.hang_timeout_ms > 0);
   ReplySlot* h = holder.get();
-  CallerRunsScope caller_runs(CallerRuns::kShort);  // an idle VM: the barrier runs here
+  DonateScope donate(DonateMode::kShort);  // an idle VM: the barrier runs here
   s = PhysicalRun([&](Builder* b) {
     return b->AddBarrier(
         [h, keep = holder.keep()] {

@@ -5,7 +5,9 @@
 #ifndef EAGERVM_VM_LIFECYCLE_VM_IMPL_H_
 #define EAGERVM_VM_LIFECYCLE_VM_IMPL_H_
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -24,7 +26,7 @@
 #include "vm/engine/engine.h"
 #include "vm/engine/instruction.h"
 #include "vm/intake/submission_queue.h"
-#include "vm/lifecycle/caller_runs.h"
+#include "vm/lifecycle/donate.h"
 #include "vm/lifecycle/error_ledger.h"
 #include "vm/lifecycle/fork_guard.h"
 #include "vm/streams/stream_registry.h"
@@ -53,44 +55,53 @@ class VmImpl final : public VmContext {
   // Any thread; the builders' only way in (EagerBuilder::Finish). Appends
   // `list` to the pending list (SubmissionQueue::Append); in the synchronous
   // mode, then runs the engine on this thread until it has nothing to do.
-  // Inside a CallerRunsScope on a user thread, when the VM is idle, does
-  // the same on this thread (RunOnCaller), running `list` itself.
-  // Inline: it is on every op's path.
-  // Receive of a list of one prepared instruction with Backpressure::kWait
-  // (vm::SubmitKernelCall: the ops' path), without the list's loops.
-  [[gnu::always_inline]] absl::Status ReceiveOne(Instruction* instr) {
-    if (CurrentCallerRuns() != CallerRuns::kNone || options_.synchronous) [[unlikely]] {
-      InstructionList list;
-      list.PushBack(instr);
-      return Receive(&list, Backpressure::kWait);
-    }
-    NoteThreadSubmitted();
-    return submissions_.AppendOne(instr);
-  }
+  // On a user thread with the VM idle, runs `list` on this thread instead
+  // (Donate): inside a DonateScope, or automatically for one small
+  // instruction that never blocks (vm/lifecycle/donate.h).
   absl::Status Receive(InstructionList* list, Backpressure backpressure) {
     NoteThreadSubmitted();
-    if (CurrentCallerRuns() != CallerRuns::kNone && !options_.synchronous) [[unlikely]] {
-      if (std::optional<absl::Status> ran = RunOnCaller(list, backpressure)) return *ran;
+    if (!options_.synchronous && (CurrentDonateMode() != DonateMode::kNone ||
+                                  (list->size == 1 && MayDonate(*list->head)))) [[unlikely]] {
+      if (std::optional<absl::Status> ran = Donate(list, backpressure)) return *ran;
     }
     absl::Status s = submissions_.Append(list, backpressure);
     if (options_.synchronous && s.ok()) [[unlikely]]
       DrainOnThisThread();
     return s;
   }
+  // Receive of a list of one prepared instruction with Backpressure::kWait
+  // (vm::SubmitKernelCall: the ops' path), without the list's loops.
+  // Inline: it is on every op's path.
+  [[gnu::always_inline]] absl::Status ReceiveOne(Instruction* instr) {
+    if (CurrentDonateMode() != DonateMode::kNone || options_.synchronous) [[unlikely]] {
+      InstructionList list;
+      list.PushBack(instr);
+      return Receive(&list, Backpressure::kWait);
+    }
+    NoteThreadSubmitted();
+    if (MayDonate(*instr)) {
+      if (std::optional<absl::Status> ran = DonateOne(instr)) return *ran;
+    }
+    return submissions_.AppendOne(instr);
+  }
 
   // User thread (vm::CheckMayBlock first), outside any capture: a host read
   // of `bytes` at `offset` of `blob` (a CPU storage) answered with no
-  // instruction when no write of the storage is unreleased (the VM may be
-  // busy with other work) once what has finished is released and every
-  // received instruction is taken in: its bytes and error are then final, so
-  // the read is its error, or a copy to `dst` (when not null). Takes the
-  // engine lock (waiting out a scheduler pass, as RunOnCaller does) and
-  // holds it while it copies. It counts in GetStats() as the instruction it
-  // stands for (received, dispatched, finished), so counts do not depend on
-  // timing. nullopt, nothing done, when a write is still due (*busy set),
-  // the lock could not be had (*busy set), the VM is shut down or recording
-  // a trace (the read then appears in it), or the storage was never written
-  // (the queued read says why).
+  // instruction, on this thread, when its bytes and error are final.
+  // - Final: once what has finished is released and every received
+  //   instruction is taken in, no write of the storage is unreleased (the
+  //   VM may be busy with other work). A few received instructions are
+  //   driven here first (DriveUntilFinal).
+  // - Then returns the storage's error, or OK after copying the bytes to
+  //   `dst` (when not null), holding the engine lock (a DonorLease, which
+  //   waits out a scheduler pass) while it copies.
+  // - nullopt, nothing done, with *busy set: a write is still due, or the
+  //   lock could not be had. nullopt with *busy clear: the VM is shut down
+  //   or recording a trace (the read then appears in it), or the storage
+  //   was never written (the queued read says why).
+  // - GetStats() counts an answered read as the read instruction it stands
+  //   for (received, taken in, dispatched, finished), so counts do not
+  //   depend on timing.
   std::optional<absl::Status> ReadIfFinal(BlobObject& blob, size_t offset, void* dst, size_t bytes,
                                           bool* busy);
 
@@ -134,15 +145,51 @@ class VmImpl final : public VmContext {
  private:
   void SchedulerLoop();
   void DrainOnThisThread();  // synchronous mode
-  // User thread, inside a CallerRunsScope, not the synchronous mode: if
-  // nothing received is unreleased and no other thread drives the engine,
-  // takes `list` in and drives the engine on this thread, with the engine
-  // lock held, until it has nothing left to do; `list`'s instructions run
-  // here (Engine::set_caller_driving). Finished instructions the scheduler
-  // has not released yet do not count as in flight: this thread releases
-  // them first. Returns nullopt, `list` untouched, when the VM is not idle
-  // or `list` is not for the CPU.
-  std::optional<absl::Status> RunOnCaller(InstructionList* list, Backpressure backpressure);
+  // Automatic donation's test, on every op outside a DonateScope (not the
+  // synchronous mode): `instr` may run on this thread and the VM looks idle
+  // (nothing in flight). After finding it busy, this thread skips the test
+  // for the next kBusySkip ops (the in-flight count is the scheduler's cache
+  // line): up to that many ops are queued after the VM drains.
+  [[gnu::always_inline]] bool MayDonate(const Instruction& instr) {
+    constexpr int32_t kBusySkip = 8;
+    if (!instr.donatable || instr.operand_bytes >= donate_below_) return false;
+    int32_t& skip = internal_donate::t_busy_skip;
+    if (skip > 0) [[unlikely]] {
+      --skip;
+      return false;
+    }
+    if (counters_.in_flight() != 0) {
+      skip = kBusySkip;
+      return false;
+    }
+    return true;
+  }
+  // Donate() of a list of one prepared instruction; nullopt, `instr`
+  // untouched, when it must be queued.
+  std::optional<absl::Status> DonateOne(Instruction* instr);
+  // User thread, not the synchronous mode; `list` is for the CPU. Runs
+  // `list` on this thread, holding the engine lock (a DonorLease), and
+  // returns its submission's status, or returns nullopt, `list` untouched,
+  // for the caller to queue it:
+  // - when this is a VM thread (a kernel dropping a tensor), `list` is not
+  //   for the CPU, or a collective may block and that is not allowed here
+  //   (VmOptions::collectives_on_caller off, or hang_timeout_ms on);
+  // - when the lock is taken (the scheduler in a pass: waited out for up to
+  //   kDonorWaitForPassNs inside a DonateScope, not at all otherwise; never
+  //   another donor, which may be blocked in a collective);
+  // - when the VM is not idle once what has finished is released (something
+  //   received is unreleased);
+  // - automatic donation (no DonateScope) of anything but one instruction.
+  // One instruction runs alone (Engine::RunAlone: no linking, no pass);
+  // a longer list (a barrier, a Sync) is taken in and the engine driven on
+  // this thread until it is empty, `list`'s instructions running here
+  // (Engine::set_donor).
+  std::optional<absl::Status> Donate(InstructionList* list, Backpressure backpressure);
+  class DonorLease;
+  // ReadIfFinal, holding the lease: drives up to kReadDriveAtMost received
+  // instructions through at most kReadMaxPasses passes until no write of
+  // `blob` is unreleased; true if its bytes and error are then final.
+  bool DriveUntilFinal(BlobObject& blob) ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
@@ -151,9 +198,11 @@ class VmImpl final : public VmContext {
   // unreleased.
   void ReleaseAllFinished() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
   bool IdleAfterRelease() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
-  // RunOnCaller: takes engine_mu_, waiting up to ~50 us for a scheduler
-  // pass to end, never for another caller (caller_drives_). True if taken.
-  bool LockEngineForCaller() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, engine_mu_);
+  // DonorLease: takes engine_mu_, waiting up to `wait_for_pass_ns` for a
+  // scheduler pass to end, never for another donor (donor_active_). True if
+  // taken.
+  bool TryLockEngineForDonor(int64_t wait_for_pass_ns)
+      ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, engine_mu_);
   // The engine's driver: Engine::RetireOnly (releases what has finished;
   // takes nothing in, runs nothing), then wakes back-pressure waiters if
   // that drained the VM enough.
@@ -174,13 +223,20 @@ class VmImpl final : public VmContext {
   ErrorLedger errors_;
   StreamRegistry streams_{this, &completions_};
 
+  // Automatic donation takes instructions with operand_bytes below this:
+  // VmOptions::donate_max_bytes + 1 (clamped to operand_bytes' range), 0
+  // when it is off.
+  const uint32_t donate_below_ =
+      options_.donate_max_bytes <= 0
+          ? 0
+          : static_cast<uint32_t>(std::min<int64_t>(options_.donate_max_bytes, UINT32_MAX - 1) + 1);
   InstructionList incoming_;  // the engine's driver only
   // Who drives the engine: the scheduler thread around its passes, a user
-  // thread in the synchronous mode or in RunOnCaller.
+  // thread in the synchronous mode or donating (Donate, ReadIfFinal).
   base::Mutex engine_mu_;
-  // True while a user thread drives the engine in RunOnCaller (it may be
+  // True while a user thread drives the engine in Donate (it may be
   // blocked in a collective): other callers then do not wait for the lock.
-  std::atomic<bool> caller_drives_{false};
+  std::atomic<bool> donor_active_{false};
 
   base::Mutex dump_mu_;
   std::vector<std::shared_ptr<DumpRequest>> dump_requests_ ABSL_GUARDED_BY(dump_mu_);

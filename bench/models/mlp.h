@@ -1,0 +1,58 @@
+// A 2-layer MLP (64 -> hidden -> 10, ReLU, softmax cross-entropy) trained by
+// plain SGD with hand-written gradients on the digits data set, the same
+// program in every mode the models suite times (mlp_bench.cc): eagervm eager,
+// eagervm graph, libtorch, and the kernel-time loop (eagervm's kernels called
+// directly, no runtime). Batches are the data set's rows in order, cut into
+// `batch`-row pieces (the remainder dropped); step k trains on piece
+// k mod pieces.
+#ifndef EAGERVM_BENCH_MODELS_MLP_H_
+#define EAGERVM_BENCH_MODELS_MLP_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "models/digits.h"
+
+namespace eagervm::models {
+
+struct MlpConfig {
+  int64_t hidden = 128;
+  int64_t batch = 64;
+  float lr = 0.5f;
+  uint64_t seed = 1;
+};
+
+// The initial parameters, identical in every mode: w [in, out] row-major,
+// b [1, out]. Uniform in +-1/sqrt(in) from a fixed generator.
+struct MlpParams {
+  std::vector<float> w1, b1, w2, b2;
+};
+MlpParams InitialParams(const MlpConfig& c);
+
+// One mode's training loop. Single-threaded use.
+class MlpTrainer {
+ public:
+  virtual ~MlpTrainer() = default;
+  // Runs `n` training steps and returns when all have finished. With
+  // `losses`, appends each step's loss (read after the last step).
+  virtual absl::Status Steps(int n, std::vector<float>* losses) = 0;
+  // Mean cross-entropy and accuracy of the current parameters on the whole
+  // data set. Unimplemented where the mode has no evaluation (kernel time).
+  virtual absl::Status Evaluate(float* loss, float* accuracy) = 0;
+};
+
+// eagervm, eagerly (`graph` false; the VM's mode is the process's, e.g.
+// EAGERVM_SYNCHRONOUS=1) or with the step captured once as a Graph.
+absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeEagervmTrainer(const MlpConfig& c, const Digits& d,
+                                                               bool graph);
+// The same kernels as eager mode's, called directly on preallocated buffers.
+absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeKernelTrainer(const MlpConfig& c, const Digits& d);
+// libtorch's C++ API on one thread; Unimplemented when built without it.
+absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeTorchTrainer(const MlpConfig& c, const Digits& d);
+
+}  // namespace eagervm::models
+
+#endif  // EAGERVM_BENCH_MODELS_MLP_H_

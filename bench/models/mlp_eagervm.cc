@@ -1,0 +1,132 @@
+// The MLP through eagervm's public API, eagerly or as a captured Graph.
+#include <optional>
+
+#include "eagervm/eagervm.h"
+#include "models/mlp.h"
+
+namespace eagervm::models {
+namespace {
+
+namespace ops = eagervm::ops;
+
+struct Weights {
+  Tensor w1, b1, w2, b2;
+};
+
+// One SGD step on (x [B, 64], y int64 [B]); returns the loss before the
+// update. Parameters are updated in place (Axpy), so the same code runs
+// eagerly and inside Graph::Capture.
+Tensor TrainStep(const Tensor& x, const Tensor& y, const Weights& p, const Tensor& zero,
+                 Scalar inv_batch, Scalar minus_lr) {
+  Tensor h = ops::MatMul(x, p.w1) + p.b1;
+  Tensor a = ops::Relu(h);
+  Tensor logits = ops::MatMul(a, p.w2) + p.b2;
+  Tensor loss = ops::CrossEntropy(logits, y);
+  // d loss / d logits = (softmax - onehot) / B
+  Tensor dlogits =
+      ops::MulScalar(ops::Softmax(logits, 1) - ops::OneHot(y, Digits::kClasses), inv_batch);
+  Tensor dw2 = ops::MatMul(a, dlogits, /*transpose_a=*/true, /*transpose_b=*/false);
+  Tensor db2 = ops::Sum(dlogits, 0, /*keepdim=*/true);
+  Tensor da = ops::MatMul(dlogits, p.w2, false, true);
+  Tensor dh = ops::Where(ops::Gt(h, zero), da, zero);
+  Tensor dw1 = ops::MatMul(x, dh, true, false);
+  Tensor db1 = ops::Sum(dh, 0, true);
+  absl::Status s = ops::Axpy(p.w1, minus_lr, dw1);
+  if (s.ok()) s = ops::Axpy(p.b1, minus_lr, db1);
+  if (s.ok()) s = ops::Axpy(p.w2, minus_lr, dw2);
+  if (s.ok()) s = ops::Axpy(p.b2, minus_lr, db2);
+  return s.ok() ? loss : Tensor::Error(s);
+}
+
+class EagervmTrainer final : public MlpTrainer {
+ public:
+  EagervmTrainer(const MlpConfig& c, const Digits& d) : c_(c) {
+    const MlpParams init = InitialParams(c);
+    const int64_t h = c.hidden, in = Digits::kPixels, out = Digits::kClasses;
+    p_ = {FromVector(init.w1, {in, h}), FromVector(init.b1, {1, h}), FromVector(init.w2, {h, out}),
+          FromVector(init.b2, {1, out})};
+    zero_ = Zeros({1, 1}, DType::kFloat32);
+    for (int64_t start = 0; start + c.batch <= d.size(); start += c.batch) {
+      x_.push_back(FromVector<float>(
+          absl::MakeConstSpan(d.images.data() + start * in, static_cast<size_t>(c.batch * in)),
+          {c.batch, in}));
+      y_.push_back(FromVector<int64_t>(
+          absl::MakeConstSpan(d.labels.data() + start, static_cast<size_t>(c.batch)), {c.batch}));
+    }
+    x_all_ = FromVector(d.images, {d.size(), in});
+    y_all_ = FromVector(d.labels, {d.size()});
+  }
+
+  absl::Status Capture() {
+    absl::StatusOr<Graph> g =
+        Graph::Capture({x_[0].meta(), y_[0].meta()}, [this](const std::vector<Tensor>& in) {
+          return std::vector<Tensor>{TrainStep(in[0], in[1], p_, zero_, InvBatch(), MinusLr())};
+        });
+    if (!g.ok()) return g.status();
+    graph_ = *std::move(g);
+    return absl::OkStatus();
+  }
+
+  absl::Status Steps(int n, std::vector<float>* losses) override {
+    std::vector<Tensor> kept;
+    for (int i = 0; i < n; ++i, ++step_) {
+      const size_t b = static_cast<size_t>(step_) % x_.size();
+      Tensor loss;
+      if (graph_) {
+        const Tensor in[] = {x_[b], y_[b]};
+        absl::StatusOr<std::vector<Tensor>> out = graph_->Run(in);
+        if (!out.ok()) return out.status();
+        loss = (*out)[0];
+      } else {
+        loss = TrainStep(x_[b], y_[b], p_, zero_, InvBatch(), MinusLr());
+      }
+      if (!loss.ok()) return loss.status();
+      if (losses != nullptr) kept.push_back(std::move(loss));
+    }
+    for (const Tensor& l : kept) {
+      absl::StatusOr<float> v = l.Item<float>();
+      if (!v.ok()) return v.status();
+      losses->push_back(*v);
+    }
+    return Sync();
+  }
+
+  absl::Status Evaluate(float* loss, float* accuracy) override {
+    Tensor logits = ops::MatMul(ops::Relu(ops::MatMul(x_all_, p_.w1) + p_.b1), p_.w2) + p_.b2;
+    absl::StatusOr<float> l = ops::CrossEntropy(logits, y_all_).Item<float>();
+    if (!l.ok()) return l.status();
+    absl::StatusOr<float> acc =
+        ops::Mean(ops::Cast(ops::Eq(ops::Argmax(logits, 1), y_all_), DType::kFloat32))
+            .Item<float>();
+    if (!acc.ok()) return acc.status();
+    *loss = *l;
+    *accuracy = *acc;
+    return absl::OkStatus();
+  }
+
+ private:
+  Scalar InvBatch() const { return Scalar(1.0f / static_cast<float>(c_.batch)); }
+  Scalar MinusLr() const { return Scalar(-c_.lr); }
+
+  MlpConfig c_;
+  Weights p_;
+  Tensor zero_;
+  std::vector<Tensor> x_, y_;
+  Tensor x_all_, y_all_;
+  std::optional<Graph> graph_;
+  int64_t step_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeEagervmTrainer(const MlpConfig& c, const Digits& d,
+                                                               bool graph) {
+  auto t = std::make_unique<EagervmTrainer>(c, d);
+  if (graph) {
+    if (absl::Status s = t->Capture(); !s.ok()) return s;
+  }
+  if (absl::Status s = Sync(); !s.ok()) return s;
+  return std::unique_ptr<MlpTrainer>(std::move(t));
+}
+
+}  // namespace eagervm::models

@@ -1,0 +1,155 @@
+// Donation (src/vm/lifecycle/donate.h): on an idle VM a small op that never
+// blocks runs on the calling thread before the call returns; with anything
+// in flight, or above VmOptions::donate_max_bytes, it is queued and runs on
+// a VM thread; a kernel's error is reported as on the queued path.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "eagervm/eagervm.h"
+
+namespace eagervm {
+namespace {
+
+// Where the last "test.WhereAmI" kernel ran.
+std::atomic<std::thread::id> g_ran_on{};
+// "test.Gate" blocks its kernel until g_open.
+std::atomic<bool> g_open{false};
+std::atomic<bool> g_gate_entered{false};
+
+absl::StatusOr<std::vector<TensorMeta>> SameMeta(const std::vector<TensorMeta>& in, const Attrs&) {
+  return std::vector<TensorMeta>{in.at(0)};
+}
+
+void RegisterOnce() {
+  static const bool done = [] {
+    OpOptions small;
+    small.small_runs_inline = true;  // never blocks: donatable
+    EXPECT_TRUE(RegisterOp("test.WhereAmI", SameMeta, small).ok());
+    EXPECT_TRUE(RegisterKernel("test.WhereAmI", DeviceType::kCPU, [](KernelContext& ctx) {
+                  g_ran_on.store(std::this_thread::get_id());
+                  const int64_t n = ctx.input_meta(0).shape.numel();
+                  for (int64_t i = 0; i < n; ++i) ctx.output<float>(0)[i] = ctx.input<float>(0)[i];
+                  return absl::OkStatus();
+                }).ok());
+    EXPECT_TRUE(RegisterOp("test.FailSmall", SameMeta, small).ok());
+    EXPECT_TRUE(RegisterKernel("test.FailSmall", DeviceType::kCPU, [](KernelContext&) {
+                  return absl::DataLossError("test.FailSmall failed on purpose");
+                }).ok());
+    // May block (no small_runs_inline): never donated.
+    EXPECT_TRUE(RegisterOp("test.Gate", SameMeta).ok());
+    EXPECT_TRUE(RegisterKernel("test.Gate", DeviceType::kCPU, [](KernelContext& ctx) {
+                  g_gate_entered.store(true);
+                  while (!g_open.load()) std::this_thread::yield();
+                  ctx.output<float>(0)[0] = ctx.input<float>(0)[0];
+                  return absl::OkStatus();
+                }).ok());
+    return true;
+  }();
+  (void)done;
+}
+
+Tensor WhereAmI(const Tensor& x) {
+  absl::StatusOr<TensorList> y = ops::Call("test.WhereAmI", {x});
+  EXPECT_TRUE(y.ok()) << y.status();
+  return y.ok() ? (*y)[0] : Tensor::Error(y.status());
+}
+
+TEST(Donate, SmallOpOnAnIdleVmRunsOnTheCaller) {
+  RegisterOnce();
+  Tensor x = Full({16}, 3.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  g_ran_on.store(std::thread::id());
+  const uint64_t wakeups = VirtualMachine::Get().GetStats().scheduler_wakeups;
+  Tensor y = WhereAmI(x);
+  // Ran before the call returned, on this thread, with no thread woken.
+  EXPECT_EQ(g_ran_on.load(), std::this_thread::get_id());
+  EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);
+  EXPECT_EQ(VirtualMachine::Get().GetStats().scheduler_wakeups, wakeups);
+  EXPECT_EQ(y.ToVector<float>().value(), std::vector<float>(16, 3.0f));
+  // A chain of dependent built-ins, each donated: the VM stays idle.
+  Tensor z = x;
+  for (int i = 0; i < 100; ++i) z = z + 1.0f;
+  EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);
+  EXPECT_EQ(z.Item<float>().ok(), false);  // 16 elements: Item refuses
+  EXPECT_EQ(z.ToVector<float>().value(), std::vector<float>(16, 103.0f));
+}
+
+TEST(Donate, AboveTheByteLimitItIsQueued) {
+  RegisterOnce();
+  const int64_t n = (VirtualMachine::Get().options().donate_max_bytes / 4) + 1;  // > limit
+  Tensor x = Full({n}, 1.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  g_ran_on.store(std::thread::id());
+  Tensor y = WhereAmI(x);
+  ASSERT_TRUE(y.Wait().ok());
+  EXPECT_NE(g_ran_on.load(), std::this_thread::get_id());
+  EXPECT_NE(g_ran_on.load(), std::thread::id());
+}
+
+TEST(Donate, WithWorkInFlightItIsQueuedBehindIt) {
+  RegisterOnce();
+  Tensor x = Full({1}, 5.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  g_open.store(false);
+  g_gate_entered.store(false);
+  absl::StatusOr<TensorList> gated = ops::Call("test.Gate", {x});  // may block: queued
+  ASSERT_TRUE(gated.ok());
+  while (!g_gate_entered.load()) std::this_thread::yield();
+  g_ran_on.store(std::thread::id());
+  // Reads the gate's output: must wait for it, so it cannot run here and now.
+  Tensor y = WhereAmI((*gated)[0]);
+  EXPECT_EQ(g_ran_on.load(), std::thread::id());  // not run yet
+  g_open.store(true);
+  EXPECT_EQ(y.ToVector<float>().value(), std::vector<float>{5.0f});
+  EXPECT_NE(g_ran_on.load(), std::this_thread::get_id());
+}
+
+TEST(Donate, AKernelErrorPoisonsTheOutputAsWhenQueued) {
+  RegisterOnce();
+  Tensor x = Full({4}, 1.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  absl::StatusOr<TensorList> y = ops::Call("test.FailSmall", {x});
+  ASSERT_TRUE(y.ok()) << "a runtime error is not a rejection: " << y.status();
+  Tensor z = (*y)[0] + 1.0f;  // donated too, on a poisoned input
+  absl::Status s = z.Wait();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(std::string(s.message()).find("test.FailSmall failed on purpose"), std::string::npos)
+      << s;
+  (void)Sync();  // reports (and clears) the error
+  EXPECT_TRUE(Sync().ok());
+}
+
+// Two threads submitting small dependent ops at once: each finds the VM idle
+// or busy (the other's op in flight, the engine lock taken) op by op, so
+// donated and queued ops interleave on the same storages' dependences.
+TEST(Donate, ConcurrentSubmittersMixDonatedAndQueuedOps) {
+  constexpr int kOps = 3000;
+  std::vector<Tensor> acc;
+  for (int t = 0; t < 2; ++t) acc.push_back(Full({8}, 0.0f, DType::kFloat32));
+  Tensor shared = Full({8}, 0.0f, DType::kFloat32);
+  Tensor one = Full({8}, 1.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kOps; ++i) {
+        EXPECT_TRUE(ops::AddInplace(acc[t], one).ok());
+        Tensor tmp = acc[t] * 2.0f;  // a temporary: its release is donated or queued too
+        EXPECT_TRUE(ops::AddInplace(shared, one).ok());
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_EQ(acc[t].ToVector<float>().value(), std::vector<float>(8, float{kOps}));
+  }
+  EXPECT_EQ(shared.ToVector<float>().value(), std::vector<float>(8, float{2 * kOps}));
+  EXPECT_TRUE(Sync().ok());
+  EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);
+}
+
+}  // namespace
+}  // namespace eagervm
