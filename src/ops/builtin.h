@@ -8,6 +8,7 @@
 #ifndef EAGERVM_OPS_BUILTIN_H_
 #define EAGERVM_OPS_BUILTIN_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ops/op_registry.h"
@@ -156,20 +157,23 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
 };
 
 // Whether `op` is one of kAllBuiltins (EAGERVM_BUILTIN_OP checks it at
-// compile time), and no two built-ins share a name.
-constexpr bool IsListed(const BuiltinOp& op) {
-  for (const BuiltinOp* p : kAllBuiltins)
-    if (p == &op) return true;
-  return false;
-}
+// compile time), and no two built-ins share a name. By name and index, not
+// by address: GCC does not fold a comparison of two objects' addresses under
+// -fsanitize=address, which would fail the static_asserts there.
 constexpr bool SameName(const char* a, const char* b) {
   while (*a != '\0' && *a == *b) ++a, ++b;
   return *a == *b;
 }
+constexpr bool IsListed(const BuiltinOp& op) {
+  for (const BuiltinOp* p : kAllBuiltins)
+    if (SameName(p->name, op.name)) return true;
+  return false;
+}
 constexpr bool NamesAreUnique() {
-  for (const BuiltinOp* a : kAllBuiltins)
-    for (const BuiltinOp* b : kAllBuiltins)
-      if (a != b && SameName(a->name, b->name)) return false;
+  constexpr size_t n = sizeof(kAllBuiltins) / sizeof(kAllBuiltins[0]);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j)
+      if (SameName(kAllBuiltins[i]->name, kAllBuiltins[j]->name)) return false;
   return true;
 }
 static_assert(NamesAreUnique(), "two built-in ops share a name");
