@@ -26,6 +26,13 @@ struct GlobalFreeList {
     lists.pop_back();
     return l;
   }
+  // Every block ever allocated (never freed, like the instructions in it):
+  // keeps them reachable for leak checkers whichever thread holds them.
+  std::vector<Instruction*> blocks ABSL_GUARDED_BY(mu);
+  void AddBlock(Instruction* block) {
+    base::MutexLock lock(&mu);
+    blocks.push_back(block);
+  }
   void Give(FreeList l) {
     if (l.empty()) return;
     base::MutexLock lock(&mu);
@@ -69,6 +76,7 @@ thread_local CacheReturner t_returner;
 // like the instructions in them.
 FreeList NewInstructions() {
   Instruction* block = new Instruction[kBatch];
+  Global().AddBlock(block);
   FreeList l;
   for (size_t k = 0; k < kBatch; ++k) l.Push(&block[k]);
   return l;
