@@ -55,8 +55,8 @@ void RegisterOps() {
     no_cache.cache_inference = false;
     EXPECT_TRUE(RegisterOp(
                     "cache.Uncached",
-                    [](const std::vector<TensorMeta>& in, const Attrs&)
-                        -> absl::StatusOr<std::vector<TensorMeta>> {
+                    [](const std::vector<TensorMeta>& in,
+                       const Attrs&) -> absl::StatusOr<std::vector<TensorMeta>> {
                       uncached_infers.fetch_add(1);
                       return std::vector<TensorMeta>{in[0]};
                     },
@@ -76,9 +76,9 @@ void RegisterOps() {
 }
 
 std::vector<float> Tile(const Tensor& x, int64_t n, double scale = 1.0) {
-  absl::StatusOr<TensorList> r =
-      scale == 1.0 ? ops::Call("cache.Tile", {x}, {{"n", n}})
-                   : ops::Call("cache.Tile", {x}, {{"n", n}, {"scale", scale}});
+  absl::StatusOr<TensorList> r = scale == 1.0
+                                     ? ops::Call("cache.Tile", {x}, {{"n", n}})
+                                     : ops::Call("cache.Tile", {x}, {{"n", n}, {"scale", scale}});
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok()) return {};
   EXPECT_EQ(r->size(), 1u);
@@ -152,12 +152,12 @@ TEST(InferCache, AttrsOutliveTheCallerAndTheEntry) {
   static const bool reg = [] {
     OpOptions o;
     o.mutated_inputs = {0};
-    EXPECT_TRUE(RegisterOp("cache.Gate",
-                           [](const std::vector<TensorMeta>&, const Attrs&) {
-                             return absl::StatusOr<std::vector<TensorMeta>>(
-                                 std::vector<TensorMeta>{});
-                           },
-                           o)
+    EXPECT_TRUE(RegisterOp(
+                    "cache.Gate",
+                    [](const std::vector<TensorMeta>&, const Attrs&) {
+                      return absl::StatusOr<std::vector<TensorMeta>>(std::vector<TensorMeta>{});
+                    },
+                    o)
                     .ok());
     EXPECT_TRUE(RegisterKernel("cache.Gate", DeviceType::kCPU, [](KernelContext&) {
                   while (!gate_flag->load()) std::this_thread::yield();

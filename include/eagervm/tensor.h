@@ -186,12 +186,11 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   bool requires_grad() const;
   // The gradient autograd::Backward accumulated into this leaf, or an
   // undefined tensor (no Backward reached it yet, or it does not require
-  // grad); an error tensor for a tensor an op made (use autograd::Grad). The same storage across Backward calls (accumulated in
-  // place), so read it before the next Backward if you keep it.
+  // grad); an error tensor for a tensor an op made (use autograd::Grad). The same storage across
+  // Backward calls (accumulated in place), so read it before the next Backward if you keep it.
   Tensor grad() const;
   // This tensor's values with no gradient history (shares storage).
   Tensor Detach() const;
-
 
  private:
   friend struct internal::TensorAccess;

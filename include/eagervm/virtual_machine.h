@@ -111,9 +111,9 @@ struct EAGERVM_EXPORT VmStats {
   // Retired: done (computed, failed or forwarded an error) and let go by the
   // scheduler, its successors released to run.
   uint64_t finished = 0;
-  uint64_t failed = 0;      // instructions whose compute failed (not forwarded errors)
-  uint64_t batched = 0;     // handed to a worker in one batch with the one before
-  uint64_t inlined = 0;     // small ones run by the scheduler (VmOptions::inline_max_bytes)
+  uint64_t failed = 0;   // instructions whose compute failed (not forwarded errors)
+  uint64_t batched = 0;  // handed to a worker in one batch with the one before
+  uint64_t inlined = 0;  // small ones run by the scheduler (VmOptions::inline_max_bytes)
   uint64_t barriers = 0;
   uint64_t scheduler_wakeups = 0;  // parks of the scheduler that ended in a wake
   uint64_t worker_wakeups = 0;

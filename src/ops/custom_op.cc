@@ -58,9 +58,9 @@ absl::Span<const Tensor* const> Span(const TensorPtrs& v) { return {v.data(), v.
 
 // Makes the outputs `entry` describes and queues the call: the end of every
 // ops::Call that got this far (inferred or remembered).
-[[gnu::always_inline]] inline absl::StatusOr<TensorList> Submit(
-    const internal::OpDef& def, absl::Span<const Tensor* const> in,
-    const internal::InferEntry& entry) {
+[[gnu::always_inline]] inline absl::StatusOr<TensorList> Submit(const internal::OpDef& def,
+                                                                absl::Span<const Tensor* const> in,
+                                                                const internal::InferEntry& entry) {
   TensorList outputs;
   const size_t num_outputs = entry.outputs.size();
   TensorPtrs out;

@@ -128,25 +128,26 @@ void RegisterMathKernels(internal::OpRegistry& r) {
   // Strided views (ops/strided.h): the view's layout is in attrs {"shape",
   // "strides"}; its operand is the byte span it covers.
   for (const bool scatter : {false, true}) {
-    RegisterCuda(
-        r, scatter ? builtin::kStridedCopyInto : builtin::kStridedCopy, kAll, [scatter](KernelContext& ctx) {
-          const auto& shape = std::get<std::vector<int64_t>>(ctx.attrs().at("shape"));
-          const auto& strides = std::get<std::vector<int64_t>>(ctx.attrs().at("strides"));
-          cuda::StridedArgs args;
-          args.rank = static_cast<int>(shape.size());
-          int64_t n = 1;
-          for (size_t d = 0; d < shape.size(); ++d) {
-            args.dims[d] = shape[d];
-            args.strides[d] = strides[d];
-            n *= shape[d];
-          }
-          const TensorMeta& m = ctx.input_meta(0);
-          void* dst = scatter ? ctx.raw_mutable_input(0) : ctx.raw_output(0);
-          const void* src = scatter ? ctx.raw_input(1) : ctx.raw_input(0);
-          return Launched(cuda::LaunchStridedCopy(static_cast<int>(SizeOf(m.dtype)), scatter, dst,
-                                                  src, args, n, StreamOf(ctx)),
-                          "strided copy kernel launch");
-        });
+    RegisterCuda(r, scatter ? builtin::kStridedCopyInto : builtin::kStridedCopy, kAll,
+                 [scatter](KernelContext& ctx) {
+                   const auto& shape = std::get<std::vector<int64_t>>(ctx.attrs().at("shape"));
+                   const auto& strides = std::get<std::vector<int64_t>>(ctx.attrs().at("strides"));
+                   cuda::StridedArgs args;
+                   args.rank = static_cast<int>(shape.size());
+                   int64_t n = 1;
+                   for (size_t d = 0; d < shape.size(); ++d) {
+                     args.dims[d] = shape[d];
+                     args.strides[d] = strides[d];
+                     n *= shape[d];
+                   }
+                   const TensorMeta& m = ctx.input_meta(0);
+                   void* dst = scatter ? ctx.raw_mutable_input(0) : ctx.raw_output(0);
+                   const void* src = scatter ? ctx.raw_input(1) : ctx.raw_input(0);
+                   return Launched(
+                       cuda::LaunchStridedCopy(static_cast<int>(SizeOf(m.dtype)), scatter, dst, src,
+                                               args, n, StreamOf(ctx)),
+                       "strided copy kernel launch");
+                 });
   }
 }
 
