@@ -104,7 +104,11 @@ TEST(Donate, WithWorkInFlightItIsQueuedBehindIt) {
   EXPECT_EQ(g_ran_on.load(), std::thread::id());  // not run yet
   g_open.store(true);
   EXPECT_EQ(y.ToVector<float>().value(), std::vector<float>{5.0f});
-  EXPECT_NE(g_ran_on.load(), std::this_thread::get_id());
+  // It ran once the gate opened: on a worker, or on this thread if the read
+  // drove the scheduler's pass itself (a small kernel runs inline on a
+  // thread blocked in a read, see DriveUntilFinal). Either is correct; what
+  // must not happen is the run at submission, checked above.
+  EXPECT_NE(g_ran_on.load(), std::thread::id());
 }
 
 TEST(Donate, AKernelErrorPoisonsTheOutputAsWhenQueued) {
