@@ -203,6 +203,27 @@ void BM_EvmInFlight(benchmark::State& state) {
 }
 BENCHMARK(BM_EvmInFlight)->RangeMultiplier(4)->Range(1, 16384)->UseRealTime();
 
+// BM_EvmInFlight once autograd is in use in the process (a tensor requires
+// grad, so every op goes through the recorder) but no input of these ops
+// requires grad: what autograd costs the ops it does not record. Run it on
+// its own (--benchmark_filter): the recorder stays installed for the rest of
+// the process.
+void BM_EvmInFlightAutogradOn(benchmark::State& state) {
+  static const Tensor parameter = Scalar1(0).RequiresGrad();  // installs the recorder
+  const int n = static_cast<int>(state.range(0));
+  Tensor t = Scalar1(0), one = Scalar1(1);
+  Check(state, Sync());
+  OpTimer timer;
+  for (auto _ : state) {
+    const int64_t t0 = WallNanos();
+    for (int i = 0; i < n; ++i) Check(state, ops::AddInplace(t, one));
+    Check(state, Sync());
+    timer.Add(WallNanos() - t0, n);
+  }
+  timer.Report(state);
+}
+BENCHMARK(BM_EvmInFlightAutogradOn)->Arg(4096)->UseRealTime();
+
 // 8 out-of-place 1M-float adds, then Sync(): memory-bound kernels, where the
 // VM should cost nothing measurable.
 void BM_EvmAdd1M(benchmark::State& state) {

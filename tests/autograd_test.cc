@@ -200,6 +200,16 @@ TEST(AutogradGradCheck, IndexingAndViews) {
               return ops::IndexSelect(x[0], 0, FromVector<int64_t>({2, 0, 2}, Shape{3}));
             },
             {In(rng, {4, 3})});
+  GradCheck("IndexSelect axis 1",
+            [](auto& x) {
+              return ops::IndexSelect(x[0], 1, FromVector<int64_t>({2, 0, 2, 1}, Shape{2, 2}));
+            },
+            {In(rng, {2, 3, 2})});
+  GradCheck("IndexAdd",
+            [](auto& x) {
+              return ops::IndexAdd(x[0], 1, FromVector<int64_t>({2, 0, 2}, Shape{3}), x[1]);
+            },
+            {In(rng, {2, 3}), In(rng, {2, 3})});
   GradCheck("Concat0",
             [](auto& x) {
               return ops::Concat({x[0], x[1]}, 0);

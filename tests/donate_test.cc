@@ -155,5 +155,31 @@ TEST(Donate, ConcurrentSubmittersMixDonatedAndQueuedOps) {
   EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);
 }
 
+// Instruction records are reused, never lost: whether ops are donated
+// (acquired and recycled on this thread), queued, or submitted by threads
+// that then exit, the pool stops growing once it holds the most ever in
+// flight. A record dropped on any path would make it grow with the op count.
+TEST(Donate, InstructionRecordsAreReusedNotLost) {
+  auto allocated = [] { return VirtualMachine::Get().GetStats().instructions_allocated; };
+  auto run = [](int ops) {
+    Tensor z = Full({8}, 0.0f, DType::kFloat32);
+    for (int i = 0; i < ops; ++i) z = z + 1.0f;
+    EXPECT_EQ(z.ToVector<float>().value(), std::vector<float>(8, float(ops)));
+    std::thread t([ops] {  // a thread that submits, then exits
+      Tensor y = Full({8}, 0.0f, DType::kFloat32);
+      for (int i = 0; i < ops / 10; ++i) y = y * 1.0f + 1.0f;
+      EXPECT_TRUE(y.Wait().ok());
+    });
+    t.join();
+    EXPECT_TRUE(Sync().ok());
+  };
+  run(20000);  // warm: the pool grows to what this needs
+  const uint64_t warm = allocated();
+  ASSERT_GT(warm, 0u);
+  for (int round = 0; round < 5; ++round) run(20000);
+  // 120k more ops; a few batches of slack for timing (what is in flight when).
+  EXPECT_LE(allocated(), warm + 8 * 64) << "warm " << warm;
+}
+
 }  // namespace
 }  // namespace eagervm

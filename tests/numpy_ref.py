@@ -123,6 +123,16 @@ def index_select(x, axis, idx):
     return np.take(x, idx, axis=axis)
 
 
+def index_add(x, axis, idx, src):
+    if np.any(idx < 0) or np.any(idx >= x.shape[axis]):
+        raise OutOfRange()
+    out = x.copy()
+    flat = src.reshape(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:])
+    # Sequential, in index order, like the kernel.
+    np.add.at(np.moveaxis(out, axis, 0), idx.ravel(), np.moveaxis(flat, axis, 0))
+    return out
+
+
 def matmul(a, b, ta, tb):
     a = np.swapaxes(a, -1, -2) if ta else a
     b = np.swapaxes(b, -1, -2) if tb else b
@@ -152,6 +162,7 @@ def reference(op, ins, at):
         "Argmin": lambda: arg(ins[0], ax(), at.get("keepdim") == "1", np.argmin),
         "OneHot": lambda: one_hot(ins[0], int(at["classes"]), DTYPES[at["dtype"]]),
         "IndexSelect": lambda: index_select(ins[0], ax(), ins[1]),
+        "IndexAdd": lambda: index_add(ins[0], ax(), ins[1], ins[2]),
         "Min": lambda: (np.min(ins[0]) if at.get("all") == "1"
                         else np.min(ins[0], axis=ax(), keepdims=at.get("keepdim") == "1")),
         "BatchMatMul": lambda: matmul(f64(ins[0]) if ins[0].dtype.kind == "f" else ins[0],

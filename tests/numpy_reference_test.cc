@@ -217,7 +217,7 @@ void AddSoftmax(Cases& c, Rng& rng) {
   }
 }
 
-// Gelu, LayerNorm, Argmax/Argmin, OneHot, IndexSelect.
+// Gelu, LayerNorm, Argmax/Argmin, OneHot, IndexSelect, IndexAdd.
 template <typename T>
 void AddNnIndex(Cases& c, Rng& rng) {
   const std::string tol = std::is_same_v<T, float> ? " rtol=2e-6" : "";
@@ -251,6 +251,13 @@ void AddNnIndex(Cases& c, Rng& rng) {
     if (n > 0 || idx.empty()) {
       Tensor it = Make(idx, is);
       c.Add("IndexSelect", "axis=" + std::to_string(axis), {x, it}, ops::IndexSelect(x, axis, it));
+      Shape picked;
+      for (int k = 0; k < axis; ++k) picked.push_back(shape[k]);
+      for (int k = 0; k < is.rank(); ++k) picked.push_back(is[k]);
+      for (int k = axis + 1; k < shape.rank(); ++k) picked.push_back(shape[k]);
+      Tensor src = Make(RandomData<T>(rng, picked.numel()), picked);
+      c.Add("IndexAdd", "axis=" + std::to_string(axis) + tol, {x, it, src},
+            ops::IndexAdd(x, axis, it, src));
       const int64_t classes = n;
       c.Add("OneHot",
             "classes=" + std::to_string(classes) + " dtype=" + std::string(ToString(DTypeOf<T>())),

@@ -125,6 +125,45 @@ TEST(IndexSelect, EmbeddingLookupAndOtherAxes) {
   EXPECT_EQ(ops::IndexSelect(m, 0, Zeros({0}, DType::kInt64)).shape(), (Shape{0, 3}));
 }
 
+TEST(IndexAdd, AddsEverySliceAtItsIndexRepeatsIncluded) {
+  // Axis 0: rows 0 and 2, row 2 twice.
+  Tensor x = Make<float>({1, 2, 3, 4, 5, 6}, {3, 2});
+  Tensor src = Make<float>({10, 20, 30, 40, 50, 60}, {3, 2});
+  Tensor r = ops::IndexAdd(x, 0, Make<int64_t>({2, 0, 2}, {3}), src);
+  EXPECT_EQ(Values<float>(r), (std::vector<float>{31, 42, 3, 4, 65, 86}));
+  EXPECT_EQ(Values<float>(x), (std::vector<float>{1, 2, 3, 4, 5, 6}));  // x unchanged
+  // Axis 1 (last) of [2,3] with a [2,2] index: source [2,2,2].
+  Tensor m = Make<int32_t>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor s2 = Make<int32_t>({1, 1, 1, 1, 2, 2, 2, 2}, {2, 2, 2});
+  EXPECT_EQ(Values<int32_t>(ops::IndexAdd(m, -1, Make<int64_t>({0, 0, 2, 1}, {2, 2}), s2)),
+            (std::vector<int32_t>{3, 3, 4, 8, 7, 8}));
+  // An empty index adds nothing.
+  EXPECT_EQ(ops::IndexAdd(x, 0, Zeros({0}, DType::kInt64), Zeros({0, 2}, DType::kFloat32)).shape(),
+            (Shape{3, 2}));
+}
+
+TEST(IndexAdd, RejectsABadSourceAndPoisonsOnABadIndex) {
+  Tensor x = Make<float>({1, 2, 3, 4, 5, 6}, {3, 2});
+  Tensor idx = Make<int64_t>({0, 1}, {2});
+  for (const Tensor& bad : {Zeros({2, 3}, DType::kFloat32), Zeros({2, 2}, DType::kFloat64)}) {
+    Tensor r = ops::IndexAdd(x, 0, idx, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("IndexAdd: source must be float32 [2,2]"),
+              std::string::npos)
+        << r.status();
+  }
+  Tensor r = ops::IndexAdd(x, 0, Make<int64_t>({0, 3}, {2}), Zeros({2, 2}, DType::kFloat32));
+  ASSERT_TRUE(r.ok());
+  absl::Status s = r.Wait();
+  EXPECT_NE(s.message().find("index[1] = 3 is out of range (valid: [0, 3))"), std::string::npos)
+      << s;
+  (void)Sync();
+  EXPECT_FALSE(ops::IndexAdd(Make<bool>({true}, {1}), 0, Make<int64_t>({0}, {1}),
+                             Make<bool>({true}, {1}))
+                   .ok());  // not numeric
+}
+
 TEST(IndexOps, OutOfRangeIndexPoisonsTheOutputNamingIt) {
   Tensor w = Make<float>({1, 2, 3, 4, 5, 6}, {3, 2});
   for (int64_t bad : {int64_t{3}, int64_t{-1}, std::numeric_limits<int64_t>::min()}) {

@@ -23,6 +23,11 @@ struct MlpConfig {
   int64_t batch = 64;
   float lr = 0.5f;
   uint64_t seed = 1;
+  // Gradients by autograd (autograd::Backward, optim::Sgd; in libtorch its
+  // autograd and torch::optim::SGD) instead of by hand. The trainer then
+  // runs one step when made, so that every grad() exists before a capture:
+  // its step 0 is the hand-written trainer's step 1.
+  bool autograd = false;
 };
 
 // The initial parameters, identical in every mode: w [in, out] row-major,

@@ -9,6 +9,9 @@
 //                   op queued to the VM's threads (a child process)
 //   graph           eagervm, the step captured once as a Graph and replayed
 //   libtorch        the same program in libtorch's C++ API, one thread
+//   ... autograd    eager, graph and libtorch again with the gradients by
+//                   autograd and an SGD optimizer (autograd::Backward,
+//                   optim::Sgd; libtorch's autograd and torch::optim::SGD)
 //
 // Each rep runs every mode for --steps steps (after 10 warm-up steps), in an
 // order that rotates from rep to rep; the table gives the median ms per step
@@ -16,7 +19,11 @@
 // the same initial parameters, and the run fails (exit 1) unless eager,
 // eager sync, eager queued, graph and the kernel loop give bitwise the same loss curve,
 // and libtorch's final loss and accuracy on the whole data set are within
-// 1% (relative) and 1 percentage point of eager's.
+// 1% (relative) and 1 percentage point of eager's. The autograd modes start
+// one step later (their trainers take a step when made): autograd graph must
+// give bitwise autograd eager's curve, and autograd eager's and libtorch
+// autograd's whole-data-set loss and accuracy must be within the same band
+// of hand-written eager's.
 //
 //   mlp_bench [--sizes=small,large] [--reps=7] [--steps=0 (per size)]
 //             [--check-steps=100] [--check-only]
@@ -152,10 +159,25 @@ double RunChild(const char* env, const MlpConfig& c, const Flags& f, int steps,
   return ms;
 }
 
-enum Mode { kKernel, kEager, kSync, kQueued, kGraph, kTorch, kModes };
-const char* const kModeNames[kModes] = {"kernel time",        "eagervm eager",
-                                        "eagervm eager sync", "eagervm eager queued",
-                                        "eagervm graph",      "libtorch (1 thread)"};
+enum Mode {
+  kKernel,
+  kEager,
+  kSync,
+  kQueued,
+  kGraph,
+  kTorch,
+  kEagerAutograd,
+  kGraphAutograd,
+  kTorchAutograd,
+  kModes
+};
+const char* const kModeNames[kModes] = {
+    "kernel time",        "eagervm eager",    "eagervm eager sync",
+    "eagervm eager queued", "eagervm graph",  "libtorch (1 thread)",
+    "eagervm eager autograd", "eagervm graph autograd", "libtorch autograd"};
+constexpr Mode kInProcess[] = {kKernel, kEager,         kGraph,         kTorch,
+                               kEagerAutograd, kGraphAutograd, kTorchAutograd};
+bool IsTorch(Mode m) { return m == kTorch || m == kTorchAutograd; }
 // The environment of the modes run in a child process.
 const char* ChildEnv(Mode m) {
   return m == kSync ? "EAGERVM_SYNCHRONOUS=1" : "EAGERVM_DONATE_MAX_BYTES=0";
@@ -185,8 +207,16 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
               static_cast<long long>(c.hidden), static_cast<long long>(c.batch), c.lr,
               static_cast<long long>(d.size()), static_cast<long long>(d.size() / c.batch));
   std::unique_ptr<MlpTrainer> t[kModes];
+  MlpConfig ca = c;
+  ca.autograd = true;
   auto make = [&](Mode m) -> absl::StatusOr<std::unique_ptr<MlpTrainer>> {
     switch (m) {
+      case kEagerAutograd:
+        return MakeEagervmTrainer(ca, d, false);
+      case kGraphAutograd:
+        return MakeEagervmTrainer(ca, d, true);
+      case kTorchAutograd:
+        return MakeTorchTrainer(ca, d);
       case kKernel:
         return MakeKernelTrainer(c, d);
       case kEager:
@@ -200,9 +230,9 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
     }
   };
   bool have_torch = true;
-  for (Mode m : {kKernel, kEager, kGraph, kTorch}) {
+  for (Mode m : kInProcess) {
     absl::StatusOr<std::unique_ptr<MlpTrainer>> tr = make(m);
-    if (m == kTorch && absl::IsUnimplemented(tr.status())) {
+    if (IsTorch(m) && absl::IsUnimplemented(tr.status())) {
       std::printf("(libtorch: %s)\n", tr.status().ToString().c_str());
       have_torch = false;
       continue;
@@ -216,7 +246,7 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
 
   // Correctness, from the same initial parameters.
   std::vector<float> curve[kModes];
-  for (Mode m : {kKernel, kEager, kGraph, kTorch}) {
+  for (Mode m : kInProcess) {
     if (t[m] == nullptr) continue;
     if (absl::Status s = t[m]->Steps(f.check_steps, &curve[m]); !s.ok()) {
       std::fprintf(stderr, "%s: %s\n", kModeNames[m], s.ToString().c_str());
@@ -230,11 +260,27 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
     }
   }
   bool ok = true;
-  for (Mode m : {kGraph, kSync, kQueued, kKernel}) {
-    const bool same = curve[m] == curve[kEager];
-    std::printf("check: %s loss curve (%d steps) %s eager's\n", kModeNames[m], f.check_steps,
-                same ? "bitwise equal to" : "DIFFERS from");
+  for (Mode m : {kGraph, kSync, kQueued, kKernel, kGraphAutograd}) {
+    const Mode ref = m == kGraphAutograd ? kEagerAutograd : kEager;
+    const bool same = curve[m] == curve[ref];
+    std::printf("check: %s loss curve (%d steps) %s %s's\n", kModeNames[m], f.check_steps,
+                same ? "bitwise equal to" : "DIFFERS from", kModeNames[ref]);
     ok &= same;
+  }
+  // Autograd's step k is the hand-written trainers' step k + 1: the same
+  // arithmetic in another order, so equal to float32 rounding.
+  for (Mode m : {kEagerAutograd, kTorchAutograd}) {
+    if (t[m] == nullptr) continue;
+    const Mode ref = m == kEagerAutograd ? kEager : kTorch;
+    double worst = 0;
+    for (size_t k = 0; k + 1 < curve[m].size() && k + 1 < curve[ref].size(); ++k) {
+      worst = std::max(worst, std::fabs(double{curve[m][k]} - curve[ref][k + 1]) /
+                                  std::fabs(double{curve[ref][k + 1]}));
+    }
+    const bool close = worst <= 1e-4;
+    std::printf("check: %s loss curve within %.1e (relative, bound 1e-4) of %s's: %s\n",
+                kModeNames[m], worst, kModeNames[ref], close ? "yes" : "NO");
+    ok &= close;
   }
   std::printf("check: loss at step 0 %.5f, step %d %.5f\n", curve[kEager].front(),
               f.check_steps - 1, curve[kEager].back());
@@ -243,20 +289,19 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
     std::fprintf(stderr, "evaluate: %s\n", s.ToString().c_str());
     return 2;
   }
-  if (have_torch) {
-    float torch_loss = 0, torch_acc = 0;
-    (void)t[kTorch]->Evaluate(&torch_loss, &torch_acc);
-    const bool close = std::fabs(torch_loss - eager_loss) <= 0.01f * std::fabs(torch_loss) &&
-                       std::fabs(torch_acc - eager_acc) <= 0.01f;
+  std::printf("check: whole data set after %d steps: eagervm eager loss %.5f accuracy %.2f%%\n",
+              f.check_steps, eager_loss, 100 * eager_acc);
+  for (Mode m : {kTorch, kEagerAutograd, kTorchAutograd}) {
+    if (t[m] == nullptr) continue;
+    float loss = 0, acc = 0;
+    (void)t[m]->Evaluate(&loss, &acc);
+    const bool close = std::fabs(loss - eager_loss) <= 0.01f * std::fabs(loss) &&
+                       std::fabs(acc - eager_acc) <= 0.01f;
     std::printf(
-        "check: whole data set after %d steps: eagervm loss %.5f accuracy %.2f%%, libtorch loss "
-        "%.5f accuracy %.2f%% (band: 1%% of the loss, 1 point of accuracy): %s\n",
-        f.check_steps, eager_loss, 100 * eager_acc, torch_loss, 100 * torch_acc,
-        close ? "within" : "OUTSIDE");
+        "check: %s: loss %.5f accuracy %.2f%% (band: 1%% of the loss, 1 point of accuracy): "
+        "%s\n",
+        kModeNames[m], loss, 100 * acc, close ? "within" : "OUTSIDE");
     ok &= close;
-  } else {
-    std::printf("check: whole data set after %d steps: eagervm loss %.5f accuracy %.2f%%\n",
-                f.check_steps, eager_loss, 100 * eager_acc);
   }
   if (!ok) return 1;
   if (f.check_only) return 0;
@@ -296,6 +341,13 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
       std::printf(" %10s", "-");
     std::printf(" %9.2fx\n", med[m] / med[kSync]);
   }
+  std::printf("autograd vs hand-written gradients: eagervm eager %.2fx, eagervm graph %.2fx",
+              med[kEagerAutograd] / med[kEager], med[kGraphAutograd] / med[kGraph]);
+  if (have_torch) {
+    std::printf(", libtorch %.2fx; eagervm eager autograd vs libtorch autograd %.2fx",
+                med[kTorchAutograd] / med[kTorch], med[kEagerAutograd] / med[kTorchAutograd]);
+  }
+  std::printf("\n");
   return 0;
 }
 

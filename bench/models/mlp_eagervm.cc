@@ -38,6 +38,19 @@ Tensor TrainStep(const Tensor& x, const Tensor& y, const Weights& p, const Tenso
   return s.ok() ? loss : Tensor::Error(s);
 }
 
+// The same step by autograd: forward, Backward, Sgd::Step (in-place
+// updates, so it runs eagerly and inside Graph::Capture). Returns the loss.
+Tensor AutogradStep(const Tensor& x, const Tensor& y, const Weights& p, optim::Sgd& sgd) {
+  const std::vector<Tensor> params = {p.w1, p.b1, p.w2, p.b2};
+  absl::Status s = autograd::ZeroGrad(params);
+  Tensor h = ops::MatMul(x, p.w1) + p.b1;
+  Tensor logits = ops::MatMul(ops::Relu(h), p.w2) + p.b2;
+  Tensor loss = ops::CrossEntropy(logits, y);
+  if (s.ok()) s = autograd::Backward(loss);
+  if (s.ok()) s = sgd.Step();
+  return s.ok() ? loss.Detach() : Tensor::Error(s);
+}
+
 class EagervmTrainer final : public MlpTrainer {
  public:
   EagervmTrainer(const MlpConfig& c, const Digits& d) : c_(c) {
@@ -45,6 +58,10 @@ class EagervmTrainer final : public MlpTrainer {
     const int64_t h = c.hidden, in = Digits::kPixels, out = Digits::kClasses;
     p_ = {FromVector(init.w1, {in, h}), FromVector(init.b1, {1, h}), FromVector(init.w2, {h, out}),
           FromVector(init.b2, {1, out})};
+    if (c.autograd) {
+      for (Tensor* t : {&p_.w1, &p_.b1, &p_.w2, &p_.b2}) t->RequiresGrad();
+      sgd_.emplace(std::vector<Tensor>{p_.w1, p_.b1, p_.w2, p_.b2}, c.lr);
+    }
     zero_ = Zeros({1, 1}, DType::kFloat32);
     for (int64_t start = 0; start + c.batch <= d.size(); start += c.batch) {
       x_.push_back(FromVector<float>(
@@ -60,7 +77,7 @@ class EagervmTrainer final : public MlpTrainer {
   absl::Status Capture() {
     absl::StatusOr<Graph> g =
         Graph::Capture({x_[0].meta(), y_[0].meta()}, [this](const std::vector<Tensor>& in) {
-          return std::vector<Tensor>{TrainStep(in[0], in[1], p_, zero_, InvBatch(), MinusLr())};
+          return std::vector<Tensor>{Step(in[0], in[1])};
         });
     if (!g.ok()) return g.status();
     graph_ = *std::move(g);
@@ -78,7 +95,7 @@ class EagervmTrainer final : public MlpTrainer {
         if (!out.ok()) return out.status();
         loss = (*out)[0];
       } else {
-        loss = TrainStep(x_[b], y_[b], p_, zero_, InvBatch(), MinusLr());
+        loss = Step(x_[b], y_[b]);
       }
       if (!loss.ok()) return loss.status();
       if (losses != nullptr) kept.push_back(std::move(loss));
@@ -92,6 +109,7 @@ class EagervmTrainer final : public MlpTrainer {
   }
 
   absl::Status Evaluate(float* loss, float* accuracy) override {
+    autograd::NoGradGuard no_grad;
     Tensor logits = ops::MatMul(ops::Relu(ops::MatMul(x_all_, p_.w1) + p_.b1), p_.w2) + p_.b2;
     absl::StatusOr<float> l = ops::CrossEntropy(logits, y_all_).Item<float>();
     if (!l.ok()) return l.status();
@@ -105,6 +123,9 @@ class EagervmTrainer final : public MlpTrainer {
   }
 
  private:
+  Tensor Step(const Tensor& x, const Tensor& y) {
+    return sgd_ ? AutogradStep(x, y, p_, *sgd_) : TrainStep(x, y, p_, zero_, InvBatch(), MinusLr());
+  }
   Scalar InvBatch() const { return Scalar(1.0f / static_cast<float>(c_.batch)); }
   Scalar MinusLr() const { return Scalar(-c_.lr); }
 
@@ -113,6 +134,7 @@ class EagervmTrainer final : public MlpTrainer {
   Tensor zero_;
   std::vector<Tensor> x_, y_;
   Tensor x_all_, y_all_;
+  std::optional<optim::Sgd> sgd_;  // with autograd
   std::optional<Graph> graph_;
   int64_t step_ = 0;
 };
@@ -122,6 +144,9 @@ class EagervmTrainer final : public MlpTrainer {
 absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeEagervmTrainer(const MlpConfig& c, const Digits& d,
                                                                bool graph) {
   auto t = std::make_unique<EagervmTrainer>(c, d);
+  if (c.autograd) {  // one eager step: every grad() exists before a capture
+    if (absl::Status s = t->Steps(1, nullptr); !s.ok()) return s;
+  }
   if (graph) {
     if (absl::Status s = t->Capture(); !s.ok()) return s;
   }

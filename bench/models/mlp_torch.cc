@@ -32,6 +32,7 @@ class TorchTrainer final : public MlpTrainer {
   }
 
   absl::Status Steps(int n, std::vector<float>* losses) override {
+    if (c_.autograd) return AutogradSteps(n, losses);
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> kept;
     const double inv_batch = 1.0 / static_cast<double>(c_.batch);
@@ -71,7 +72,29 @@ class TorchTrainer final : public MlpTrainer {
   }
 
  private:
+  // The same step by libtorch's autograd and torch::optim::SGD.
+  absl::Status AutogradSteps(int n, std::vector<float>* losses) {
+    if (sgd_ == nullptr) {
+      for (torch::Tensor* t : {&w1_, &b1_, &w2_, &b2_}) t->requires_grad_(true);
+      sgd_ = std::make_unique<torch::optim::SGD>(std::vector<torch::Tensor>{w1_, b1_, w2_, b2_},
+                                                 torch::optim::SGDOptions(c_.lr));
+    }
+    std::vector<torch::Tensor> kept;
+    for (int i = 0; i < n; ++i, ++step_) {
+      const size_t b = static_cast<size_t>(step_) % x_.size();
+      sgd_->zero_grad();
+      torch::Tensor logits = torch::mm(torch::relu(torch::mm(x_[b], w1_) + b1_), w2_) + b2_;
+      torch::Tensor loss = torch::nn::functional::cross_entropy(logits, y_[b]);
+      loss.backward();
+      sgd_->step();
+      if (losses != nullptr) kept.push_back(loss.detach());
+    }
+    for (const torch::Tensor& l : kept) losses->push_back(l.item<float>());
+    return absl::OkStatus();
+  }
+
   MlpConfig c_;
+  std::unique_ptr<torch::optim::SGD> sgd_;
   torch::Tensor w1_, b1_, w2_, b2_, zero_, x_all_, y_all_;
   std::vector<torch::Tensor> x_, y_;
   int64_t step_ = 0;
@@ -80,7 +103,11 @@ class TorchTrainer final : public MlpTrainer {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeTorchTrainer(const MlpConfig& c, const Digits& d) {
-  return std::unique_ptr<MlpTrainer>(std::make_unique<TorchTrainer>(c, d));
+  auto t = std::make_unique<TorchTrainer>(c, d);
+  if (c.autograd) {  // one step, as the eagervm autograd trainers take
+    if (absl::Status s = t->Steps(1, nullptr); !s.ok()) return s;
+  }
+  return std::unique_ptr<MlpTrainer>(std::move(t));
 }
 
 }  // namespace eagervm::models

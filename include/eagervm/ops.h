@@ -118,6 +118,15 @@ EAGERVM_EXPORT Tensor OneHot(const Tensor& index, int64_t classes, DType dtype =
 // An index outside [0, x.shape[axis]) poisons the result when the op runs
 // (InvalidArgument naming its position and value); nothing is read out of bounds.
 EAGERVM_EXPORT Tensor IndexSelect(const Tensor& x, int axis, const Tensor& index);
+// The inverse of IndexSelect (torch.index_add, numpy.add.at along one axis):
+// a new tensor equal to x, with each slice of `source` along `axis` added to
+// the slice of x that `index` names; a repeated index adds every time.
+// source.shape must be the shape IndexSelect(x, axis, index) has, in x's
+// dtype (a numeric one). On the CPU the additions are made in index order,
+// so the result is deterministic. An index outside [0, x.shape[axis])
+// poisons the result when the op runs, as IndexSelect's does.
+EAGERVM_EXPORT Tensor IndexAdd(const Tensor& x, int axis, const Tensor& index,
+                               const Tensor& source);
 
 // Joins `xs` (at least one; one dtype, device and rank, equal outside `axis`)
 // along `axis` into a new tensor. The span is read during the call only.

@@ -124,6 +124,11 @@ struct EAGERVM_EXPORT VmStats {
   // Compact copies made of strided views (Tensor::Permute, T, Expand, Slice
   // on an inner axis) for kernels that need compact input; process-wide.
   uint64_t contiguous_copies = 0;
+  // Instruction records allocated so far, process-wide. Records are reused
+  // and never freed: this grows with the most instructions ever in flight at
+  // once (plus a batch per thread that submits or runs them), not with the
+  // number of ops.
+  uint64_t instructions_allocated = 0;
   std::vector<MemoryStats> memory;  // one entry per device that has allocated
   std::string ToString() const;     // one line, every field
 };

@@ -38,23 +38,22 @@ Tensor Range(int64_t begin, int64_t end, Device device) {
   return FromVector<int64_t>(v, Shape{end - begin}, device);
 }
 
-// IndexSelect along axis 0: rows of x picked by index; the gradient adds
-// each picked row's gradient back to its row: one_hot(index)^T g.
+// IndexSelect along any axis: each picked slice's gradient is added back to
+// the slice it came from (a scatter-add, O(gradient size)).
 GradList IndexSelectGrad(const BackwardContext& c, G g) {
   const TensorMeta& x = c.input_meta(0);
-  const Tensor& index = c.input(1);
-  const int64_t axis = c.scalars()[0].to<int64_t>();
-  if (axis != 0) {
-    return absl::UnimplementedError(base::Cat(
-        "IndexSelect along axis ", axis, " of ", x.shape,
-        " has no backward yet (axis 0, an embedding lookup, has); Permute the axis to the front"));
-  }
-  const int64_t rows = x.shape[0];
-  const int64_t n = index.numel();
-  const int64_t width = rows == 0 ? 0 : x.shape.numel() / rows;
-  const Tensor hot = ops::OneHot(index.Reshape(Shape{n}), rows, x.dtype);
-  const Tensor dx = ops::MatMul(hot, g[0].Reshape(Shape{n, width}), true, false);
-  return std::vector<Tensor>{dx.Reshape(x.shape), Tensor()};
+  const int axis = static_cast<int>(c.scalars()[0].to<int64_t>());
+  const Tensor zeros = Zeros(x.shape, x.dtype, x.device);
+  return std::vector<Tensor>{ops::IndexAdd(zeros, axis, c.input(1), g[0]), Tensor()};
+}
+
+// IndexAdd: x's gradient passes through; source's is IndexSelect of it.
+GradList IndexAddGrad(const BackwardContext& c, G g) {
+  const int axis = static_cast<int>(c.scalars()[0].to<int64_t>());
+  std::vector<Tensor> r(3);
+  if (c.needs_input_grad(0)) r[0] = g[0];
+  if (c.needs_input_grad(2)) r[2] = ops::IndexSelect(g[0], axis, c.input(1));
+  return r;
 }
 
 GradList ConcatGrad(const BackwardContext& c, G g) {
@@ -80,6 +79,7 @@ GradList SplitGrad(const BackwardContext& c, G g) {
 void DefineNnGrads() {
   DefineGradFormula("LayerNorm", LayerNormGrad, Bit(0) | Bit(1), kSaveNone);
   DefineGradFormula("IndexSelect", IndexSelectGrad, Bit(1), kSaveNone);
+  DefineGradFormula("IndexAdd", IndexAddGrad, Bit(1), kSaveNone);
   DefineGradFormula("Concat", ConcatGrad, kSaveNone, kSaveNone);
   DefineGradFormula("Split", SplitGrad, kSaveNone, kSaveNone);
 }

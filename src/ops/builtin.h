@@ -92,6 +92,7 @@ inline constexpr BuiltinOp kSplit{"Split"};
 inline constexpr BuiltinOp kSubInplace{"SubInplace", 0b1};  // inplace_arith_ops.cc
 inline constexpr BuiltinOp kAxpy{"Axpy", 0b1};
 inline constexpr BuiltinOp kDivScalarInplace{"DivScalarInplace", 0b1};
+inline constexpr BuiltinOp kIndexAdd{"IndexAdd"};  // index_ops.cc
 
 // Every built-in op, in definition order (RegisterBuiltinOps).
 inline constexpr const BuiltinOp* kAllBuiltins[] = {
@@ -154,6 +155,7 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
     &kSubInplace,
     &kAxpy,
     &kDivScalarInplace,
+    &kIndexAdd,
 };
 
 // Whether `op` is one of kAllBuiltins (EAGERVM_BUILTIN_OP checks it at

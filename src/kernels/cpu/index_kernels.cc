@@ -1,8 +1,9 @@
-// Argmax/Argmin (first occurrence; a NaN wins, as in numpy), OneHot and
-// IndexSelect. Every index is checked before it is used.
+// Argmax/Argmin (first occurrence; a NaN wins, as in numpy), OneHot,
+// IndexSelect and IndexAdd. Every index is checked before it is used.
 #include <cstring>
 
 #include "base/str_cat.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 
 namespace eagervm::kernels {
@@ -103,6 +104,41 @@ struct IndexSelect {
   }
 };
 
+// IndexSelect's inverse: out = x, then each source row of `inner` elements
+// added to the row of out its index names, in index order (deterministic;
+// integers wrap, as Add's do).
+template <typename T>
+struct IndexAdd {
+  static absl::Status Run(KernelContext& ctx) {
+    const Shape& shape = ctx.input_meta(0).shape;
+    const int64_t axis = ctx.scalar(0).to<int64_t>();
+    int64_t outer = 1, inner = 1;
+    const int64_t n = shape[static_cast<int>(axis)];
+    for (int d = 0; d < shape.rank(); ++d) {
+      if (d < axis) outer *= shape[d];
+      if (d > axis) inner *= shape[d];
+    }
+    const int64_t m = ctx.input_meta(1).shape.numel();
+    const int64_t* index = ctx.input<int64_t>(1);
+    for (int64_t j = 0; j < m; ++j) {
+      if (index[j] < 0 || index[j] >= n) return OutOfRange("index", j, index[j], n);
+    }
+    const T* x = ctx.input<T>(0);
+    const T* src = ctx.input<T>(2);
+    T* out = ctx.output<T>(0);
+    const int64_t total = shape.numel();
+    if (total > 0 && out != x) std::memcpy(out, x, static_cast<size_t>(total) * sizeof(T));
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t j = 0; j < m; ++j) {
+        T* row = out + (o * n + index[j]) * inner;
+        const T* add = src + (o * m + j) * inner;
+        for (int64_t k = 0; k < inner; ++k) row[k] = WrapAdd(row[k], add[k]);
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterIndexCpuKernels(internal::OpRegistry& r) {
@@ -110,6 +146,7 @@ void RegisterIndexCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericTypes);
   RegisterCpu<OneHot>(r, builtin::kOneHot, kAllTypes);
   RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllTypes);
+  RegisterCpu<IndexAdd>(r, builtin::kIndexAdd, kNumericTypes);
 }
 
 }  // namespace eagervm::kernels

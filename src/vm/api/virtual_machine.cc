@@ -157,7 +157,8 @@ std::string VmStats::ToString() const {
       " failed=", failed, " batched=", batched, " inlined=", inlined, " barriers=", barriers,
       " in_flight=", in_flight, " peak_in_flight=", peak_in_flight,
       " scheduler_wakeups=", scheduler_wakeups, " worker_wakeups=", worker_wakeups,
-      " backpressure_waits=", backpressure_waits, " contiguous_copies=", contiguous_copies);
+      " backpressure_waits=", backpressure_waits, " contiguous_copies=", contiguous_copies,
+      " instructions_allocated=", instructions_allocated);
   for (const MemoryStats& m : memory) {
     s += base::Cat(" ", m.device.ToString(), "{in_use=", m.bytes_in_use,
                    " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,

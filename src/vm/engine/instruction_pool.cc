@@ -46,6 +46,7 @@ GlobalFreeList& Global() {
 }
 
 std::atomic<uint64_t> next_id{1};
+std::atomic<uint64_t> allocated{0};
 constexpr uint64_t kIdBlock = 1024;  // ids taken from next_id at a time (internal_pool::t_next_id)
 
 // This thread's cache: plain constinit thread-locals, so the hot path is a
@@ -77,6 +78,7 @@ thread_local CacheReturner t_returner;
 FreeList NewInstructions() {
   Instruction* block = new Instruction[kBatch];
   Global().AddBlock(block);
+  allocated.fetch_add(kBatch, std::memory_order_relaxed);
   FreeList l;
   for (size_t k = 0; k < kBatch; ++k) l.Push(&block[k]);
   return l;
@@ -143,6 +145,8 @@ void InstructionPool::RecycleSlow(Instruction* instr) {
   if (t_recycle.size >= kBatch) [[unlikely]]
     Global().Give(std::exchange(t_recycle, FreeList()));
 }
+
+uint64_t InstructionPool::Allocated() { return allocated.load(std::memory_order_relaxed); }
 
 void InstructionPool::LockForFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { Global().mu.Lock(); }
 void InstructionPool::UnlockAfterFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { Global().mu.Unlock(); }

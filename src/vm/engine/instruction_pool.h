@@ -79,6 +79,9 @@ class InstructionPool {
   }
   // The fork handlers (fork_guard.cc) hold the shared free list's lock across
   // fork(), so a child never inherits it locked by a thread it does not have.
+  // Any thread: instructions allocated so far (never freed), process-wide.
+  static uint64_t Allocated();
+
   static void LockForFork();
   static void UnlockAfterFork();
 

@@ -333,6 +333,7 @@ VmStats VmImpl::GetStats() const {
   s.backpressure_waits = c.backpressure_waits.load(std::memory_order_relaxed);
   s.worker_wakeups = streams_.WorkerWakeups();
   s.memory = streams_.MemoryByDevice();
+  s.instructions_allocated = InstructionPool::Allocated();
   return s;
 }
 
