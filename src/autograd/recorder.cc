@@ -113,7 +113,10 @@ class Recorder final : public GradRecorder {
         }
       }
       for (size_t i = 0; i < call.inputs.size(); ++i) {
-        if (def.mutated_mask.has(i)) ImplOf(*call.inputs[i])->storage->BumpVersion();
+        if (!def.mutated_mask.has(i)) continue;
+        if (const auto& impl = ImplOf(*call.inputs[i]); impl->storage != nullptr) {
+          impl->storage->BumpVersion();
+        }
       }
     }
     absl::Status s = SubmitOpUnrecorded(def, call.dtype, call.inputs, call.outputs, call.scalars,

@@ -87,13 +87,30 @@ absl::Status OutputTooLargeError(const OpDef& def, const Shape& shape);
   return vm::SubmitKernelCall(call, vm::KernelCallArgs{inputs, outputs, scalars, attrs},
                               vm::CurrentStream(device));
 }
-// Autograd in use (ops/grad_hook.h): the recorder checks, submits, records.
+// Once autograd is in use (ops/grad_hook.h), a call with an input that has
+// an autograd record goes through the recorder (it checks, submits,
+// records). A call with none is never recorded: it only bumps the versions
+// of the storages it writes (a saved tensor may share one), here, and takes
+// the plain path.
 [[gnu::always_inline]] inline absl::Status SubmitOp(
     const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,
     absl::Span<const Tensor* const> outputs, absl::Span<const Scalar> scalars = {},
     const std::shared_ptr<const Attrs>* attrs = nullptr, const char* name = nullptr) {
-  if (GradRecorder* recorder = ActiveGradRecorder()) [[unlikely]]
-    return recorder->Submit(OpCallRecord{&def, dtype, inputs, outputs, scalars, attrs, name});
+  if (GradRecorder* recorder = ActiveGradRecorder()) [[unlikely]] {
+    for (const Tensor* in : inputs) {
+      if (in->defined() && ImplOf(*in)->autograd.get() != nullptr) {
+        return recorder->Submit(OpCallRecord{&def, dtype, inputs, outputs, scalars, attrs, name});
+      }
+    }
+    if (def.mutated_mask.bits != 0) {
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (!def.mutated_mask.has(i) || !inputs[i]->defined()) continue;
+        if (const auto& impl = ImplOf(*inputs[i]); impl->storage != nullptr) {
+          impl->storage->BumpVersion();
+        }
+      }
+    }
+  }
   return SubmitOpUnrecorded(def, dtype, inputs, outputs, scalars, attrs, name);
 }
 [[gnu::always_inline]] inline absl::Status SubmitOp(const OpDef& def, DType dtype,
