@@ -22,7 +22,7 @@
 # carried in .gpudeps/ (scripts/gpu_deps.sh) are unpacked into /tmp/evm-deps
 # -- never into /, and nothing is installed. docs/cuda.md has the commands.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 dir=build-gpu
 prebuilt=""
 [ -d .gpubin ] && prebuilt=.gpubin

@@ -1,6 +1,7 @@
 // The backend conformance suite (backend_conformance.h) on CUDA device 0.
 // Skips without a GPU; scripts/gpu_check.sh runs it on the GPU machine.
 #include "backend_conformance.h"
+#include "configured_vm.h"
 
 #ifdef EAGERVM_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -9,6 +10,15 @@
 #endif
 
 namespace eagervm::conformance {
+
+namespace {
+// The suite's memory limits (the allocator cases).
+const auto* const kEnv =
+    ::testing::AddGlobalTestEnvironment(new testing::ConfiguredVm([](VmOptions& o) {
+      o.cpu_memory_limit = kConformanceMemoryLimit;
+      o.cuda_memory_limit = kConformanceMemoryLimit;
+    }));
+}  // namespace
 
 #ifdef EAGERVM_WITH_CUDA
 namespace {
@@ -39,6 +49,7 @@ void RegisterDeviceTestKernels() {}
 #endif
 
 INSTANTIATE_TEST_SUITE_P(Cuda, BackendConformance,
-                         ::testing::Values(Backend{"Cuda", Device::Cuda(0), true}), BackendName);
+                         ::testing::Values(Backend{"Cuda", Device::Cuda(0), true, true, false}),
+                         BackendName);
 
 }  // namespace eagervm::conformance
