@@ -3,7 +3,13 @@
 // instantiated per backend: the CPU and the fake accelerator
 // (backend_conformance_test.cc, every CI build) and CUDA
 // (cuda_conformance_test.cc, skips without a GPU; scripts/gpu_check.sh runs
-// it). Every device result is checked against the CPU's.
+// it). Every device result is checked against the CPU's. The cases:
+// backend_conformance.cc (built-in ops on views, copies, host access,
+// cross-stream ordering, errors, graph replay, overlapping views),
+// backend_conformance_ops.cc (every op family and dtype on compact, offset
+// and strided inputs), backend_conformance_system.cc (allocator, errors at
+// every host entry point, graph view/aliased inputs and the device-graph
+// path, kernel limits, DLPack).
 #ifndef EAGERVM_TESTS_BACKEND_CONFORMANCE_H_
 #define EAGERVM_TESTS_BACKEND_CONFORMANCE_H_
 
