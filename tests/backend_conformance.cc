@@ -116,6 +116,24 @@ Pair MakeInput(std::mt19937& rng, Shape shape, bool view, Device dev, float lo, 
   return {cpu, d};
 }
 
+bool Lacking::operator()(const Tensor& t, const std::string& op) {
+  if (t.ok() || t.status().code() != absl::StatusCode::kUnimplemented) return false;
+  ops_.emplace(op, t.status().ToString());
+  return true;
+}
+
+std::string Lacking::ToString() const {
+  std::string out;
+  for (const auto& [op, why] : ops_) out += (out.empty() ? "" : "; ") + op + " (" + why + ")";
+  return out;
+}
+
+void Check(Lacking& lacking, const std::string& op, const std::string& how, const Tensor& got,
+           const Tensor& want, double rel_tol) {
+  if (lacking(got, op)) return;
+  ExpectNear(got, want, op + how, rel_tol);
+}
+
 absl::Status Access(const Tensor& t, AccessMode mode, std::function<void(void*, size_t)> cb) {
   return vm::PhysicalRun([&](vm::InstructionsBuilder* b) -> absl::Status {
     return b->AccessBlobByCallback(t, cb, mode);

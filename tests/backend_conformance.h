@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <ostream>
 #include <random>
 #include <string>
@@ -94,17 +95,32 @@ Pair MakeInput(std::mt19937& rng, Shape shape, bool view, Device dev, float lo =
 // A host callback on t (AccessBlobByCallback in one PhysicalRun).
 absl::Status Access(const Tensor& t, vm::AccessMode mode, std::function<void(void*, size_t)> cb);
 
-// An op the backend has no kernel for refuses at the call with Unimplemented
-// ("<op>: no cuda kernel for dtype ..."): the case then skips, naming it. Any
-// other error is a failure (the comparison reports it).
-#define CONFORMANCE_SKIP_IF_UNIMPLEMENTED(t)                                    \
-  do {                                                                          \
-    const ::eagervm::Tensor& conformance_t_ = (t);                              \
-    if (!conformance_t_.ok() &&                                                 \
-        conformance_t_.status().code() == ::absl::StatusCode::kUnimplemented) { \
-      GTEST_SKIP() << "the backend lacks the op: " << conformance_t_.status();  \
-    }                                                                           \
+// The ops a backend has no kernel for: such an op refuses at the call with
+// Unimplemented ("<op>: no cuda kernel for dtype ..."). A case notes them and
+// goes on checking the others; it then ends skipped, naming them
+// (CONFORMANCE_SKIP_IF_LACKING). Any other error is a failure (the
+// comparison reports it).
+class Lacking {
+ public:
+  // True, and noted under `op`, if `t` is an Unimplemented refusal.
+  bool operator()(const Tensor& t, const std::string& op);
+  bool empty() const { return ops_.empty(); }
+  std::string ToString() const;  // "op (its status); ..."
+
+ private:
+  std::map<std::string, std::string> ops_;
+};
+#define CONFORMANCE_SKIP_IF_LACKING(lacking)                                     \
+  do {                                                                           \
+    if (!(lacking).empty()) {                                                    \
+      GTEST_SKIP() << "the backend lacks (Unimplemented at the call), the rest " \
+                      "checked: "                                                \
+                   << (lacking).ToString();                                      \
+    }                                                                            \
   } while (0)
+// Compares unless the backend lacks `op` (then notes it).
+void Check(Lacking& lacking, const std::string& op, const std::string& how, const Tensor& got,
+           const Tensor& want, double rel_tol = 1e-5);
 
 }  // namespace eagervm::conformance
 
