@@ -22,7 +22,7 @@
 # carried in .gpudeps/ (scripts/gpu_deps.sh) are unpacked into /tmp/evm-deps
 # -- never into /, and nothing is installed. docs/cuda.md has the commands.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 dir=build-gpu
 prebuilt=""
 [ -d .gpubin ] && prebuilt=.gpubin
@@ -181,21 +181,25 @@ san_rc=0
 if [ $have_gpu -eq 0 ]; then
   row "compute-sanitizer" "-" "-" "-" "skipped: no GPU"
 elif command -v compute-sanitizer >/dev/null; then
-  filter='CudaOps.*:-CudaOps.TensorsOverTwoToThe31Elements:CudaOps.TransposeOfMoreThanTwoMillionRows'
-  for tool in memcheck racecheck; do
-    l=$(limit 60)
-    # racecheck is slow on shared memory: the small reductions only (the
-    # 70,000-row ones would take minutes; cuBLAS's Hopper kernels may be
-    # misreported), 30 s.
-    [ $tool = racecheck ] && l=$(limit 30)
-    if [ "$l" -lt 20 ]; then row "compute-sanitizer $tool" "-" "-" "-" "not run: out of time"; continue; fi
-    step "compute-sanitizer --tool $tool cuda_ops_test (${l}s)"
-    f=$filter
-    [ $tool = racecheck ] && f='CudaOps.Reductions'
-    timeout -k $grace "$l" compute-sanitizer --tool $tool --error-exitcode 9 \
-      "$bin/tests/cuda_ops_test" --gtest_filter="$f" >"$logs/sanitizer-$tool.log" 2>&1
+  # tool binary filter seconds: memcheck on the small kernel tests; racecheck
+  # on the small reductions only (the 70,000-row ones would take minutes;
+  # cuBLAS's Hopper kernels may be misreported); memcheck on the conformance
+  # suite's reductions past the grid and chunk limits and odd transposes.
+  runs=("memcheck cuda_ops_test CudaOps.*:-CudaOps.TensorsOverTwoToThe31Elements:CudaOps.TransposeOfMoreThanTwoMillionRows 60"
+        "racecheck cuda_ops_test CudaOps.Reductions 30"
+        "memcheck cuda_conformance_test Cuda/BackendConformance.ReductionsAndTransposesPastGridAndChunkLimits/* 40")
+  for r in "${runs[@]}"; do
+    read -r tool sbin f want <<<"$r"
+    l=$(limit "$want")
+    name="compute-sanitizer $tool $sbin"
+    if [ "$l" -lt 20 ]; then row "$name" "-" "-" "-" "not run: out of time"; continue; fi
+    [ -x "$bin/tests/$sbin" ] || { row "$name" "-" "-" "-" "not run: no $sbin"; continue; }
+    step "$name (${l}s)"
+    slog="$logs/sanitizer-$tool-$sbin.log"
+    timeout -k $grace "$l" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$bin/tests/$sbin" --gtest_filter="$f" >"$slog" 2>&1
     rc=$?
-    errs=$(grep -cE '^========= (Invalid|Race|Error|.*hazard)' "$logs/sanitizer-$tool.log")
+    errs=$(grep -cE '^========= (Invalid|Race|Error|.*hazard)' "$slog")
     note="rc=$rc"
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
       # Out of time is not a finding: incomplete, unless it reported one.
@@ -204,8 +208,8 @@ elif command -v compute-sanitizer >/dev/null; then
     elif [ $rc -ne 0 ]; then
       san_rc=1
     fi
-    row "compute-sanitizer $tool" "$(grep -c '^\[       OK \] .*ms)' "$logs/sanitizer-$tool.log")" \
-      "$(grep -c '^\[  FAILED  \] .*ms)' "$logs/sanitizer-$tool.log")" "-" "$note, $errs reports"
+    row "$name" "$(grep -c '^\[       OK \] .*ms)' "$slog")" \
+      "$(grep -c '^\[  FAILED  \] .*ms)' "$slog")" "-" "$note, $errs reports"
   done
 else
   row "compute-sanitizer" "-" "-" "-" "skipped: not installed"

@@ -10,9 +10,14 @@ namespace eagervm::conformance {
 
 namespace {
 const bool kInstalled = testing::InstallFakeAccelerator();
-// Three CPU streams: the three-stream ordering case on the CPU.
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(
-    new testing::ConfiguredVm([](VmOptions& o) { o.cpu_streams = 3; }));
+// Three CPU streams: the three-stream ordering case on the CPU. The suite's
+// memory limits (the allocator cases).
+const auto* const kEnv =
+    ::testing::AddGlobalTestEnvironment(new testing::ConfiguredVm([](VmOptions& o) {
+      o.cpu_streams = 3;
+      o.cpu_memory_limit = kConformanceMemoryLimit;
+      o.cuda_memory_limit = kConformanceMemoryLimit;
+    }));
 }  // namespace
 
 void RegisterDeviceTestKernels() {
@@ -23,8 +28,10 @@ void RegisterDeviceTestKernels() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, BackendConformance,
-                         ::testing::Values(Backend{"Cpu", Device::Cpu(), false}), BackendName);
+                         ::testing::Values(Backend{"Cpu", Device::Cpu(), false, false, true}),
+                         BackendName);
 INSTANTIATE_TEST_SUITE_P(Fake, BackendConformance,
-                         ::testing::Values(Backend{"Fake", testing::kFake, false}), BackendName);
+                         ::testing::Values(Backend{"Fake", testing::kFake, false, false, true}),
+                         BackendName);
 
 }  // namespace eagervm::conformance

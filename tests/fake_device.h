@@ -11,16 +11,21 @@
 //    scheduler after each item (as the CUDA backend's event poller does);
 //  - device memory comes from a per-stream allocator that fills freed blocks
 //    with 0xFF and hands them out again (same size, last freed first), so a
-//    read after an early release sees NaNs instead of the old values.
+//    read after an early release sees NaNs instead of the old values; it
+//    caches, reports stats and honours VmOptions::cuda_memory_limit (per
+//    stream) like the CPU's caching allocator, so the suite's allocator
+//    cases run on it.
 // Its "device memory" is host memory. Ops run the CPU kernels on it
 // (OpRegistry::UseKernelsOfForTesting), on the device thread.
 #ifndef EAGERVM_TESTS_FAKE_DEVICE_H_
 #define EAGERVM_TESTS_FAKE_DEVICE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -28,6 +33,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 #include <typeinfo>
 #include <utility>
@@ -36,7 +42,6 @@
 #include "base/notifier.h"
 #include "base/thread_role.h"
 #include "eagervm/eagervm.h"
-#include "memory/system_allocator.h"
 #include "ops/op_registry.h"
 #include "vm/blob_object.h"
 #include "vm/engine/instruction.h"
@@ -63,52 +68,99 @@ inline bool& OnFakeDeviceThread() {
 }
 
 // Freed blocks are filled with 0xFF (NaN for floats) and reused by the next
-// request of the same size. Thread-safe.
+// request of the same size (last freed first). Like the CPU's caching
+// allocator it counts what it holds from the system (in use + cached)
+// against `limit` (0: none): a request past it first returns the cache to
+// the system (an OOM recovery), then fails with ResourceExhausted. Reports
+// in use, peak, reserved, system allocations, cache hits and misses.
+// Thread-safe.
 class PoisoningAllocator final : public memory::Allocator {
  public:
-  explicit PoisoningAllocator(Device d) : system_(d) {}
-  ~PoisoningAllocator() override {
-    for (auto& [bytes, blocks] : free_) {
-      for (void* p : blocks) system_.Deallocate(p, bytes);
-    }
-  }
+  explicit PoisoningAllocator(Device d, int64_t limit = 0) : device_(d), limit_(limit) {}
+  ~PoisoningAllocator() override { Shrink(); }
   absl::StatusOr<void*> Allocate(size_t bytes) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = free_.find(bytes);
-      if (it != free_.end() && !it->second.empty()) {
-        void* p = it->second.back();
-        it->second.pop_back();
-        g_fake_reused_blocks.fetch_add(1);
-        return p;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(bytes);
+    if (it != free_.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      g_fake_reused_blocks.fetch_add(1);
+      ++stats_.cache_hits;
+      cached_ -= static_cast<int64_t>(bytes);
+      Use(bytes);
+      return p;
+    }
+    ++stats_.cache_misses;
+    const auto n = static_cast<int64_t>(bytes);
+    if (limit_ > 0 && stats_.bytes_in_use + cached_ + n > limit_) {
+      if (cached_ > 0 && stats_.bytes_in_use + n <= limit_) {
+        ShrinkLocked();
+        ++stats_.oom_recoveries;
+      } else {
+        ++stats_.oom_failures;
+        return absl::ResourceExhaustedError("fake device: out of memory: asked for " +
+                                            std::to_string(bytes) + " bytes with " +
+                                            std::to_string(stats_.bytes_in_use) +
+                                            " in use and a limit of " + std::to_string(limit_));
       }
     }
-    return system_.Allocate(bytes);
+    void* p = std::malloc(bytes > 0 ? bytes : 1);
+    if (p == nullptr) {
+      ++stats_.oom_failures;
+      return absl::ResourceExhaustedError("fake device: malloc failed");
+    }
+    ++stats_.system_allocs;
+    Use(bytes);
+    return p;
   }
   void Deallocate(void* ptr, size_t bytes) override {
     if (bytes > 0) std::memset(ptr, 0xFF, bytes);
     std::lock_guard<std::mutex> lock(mu_);
     free_[bytes].push_back(ptr);
+    stats_.bytes_in_use -= static_cast<int64_t>(bytes);
+    cached_ += static_cast<int64_t>(bytes);
   }
   void Shrink() override {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [bytes, blocks] : free_) {
-      for (void* p : blocks) system_.Deallocate(p, bytes);
-    }
-    free_.clear();
+    ShrinkLocked();
   }
-  MemoryStats GetStats() const override { return system_.GetStats(); }
+  MemoryStats GetStats() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    MemoryStats s = stats_;
+    s.device = device_;
+    s.bytes_reserved = stats_.bytes_in_use + cached_;
+    return s;
+  }
 
  private:
-  memory::SystemAllocator system_;
-  std::mutex mu_;
+  void Use(size_t bytes) {
+    stats_.bytes_in_use += static_cast<int64_t>(bytes);
+    stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+  }
+  void ShrinkLocked() {
+    for (auto& [bytes, blocks] : free_) {
+      for (void* p : blocks) std::free(p);
+    }
+    free_.clear();
+    cached_ = 0;
+  }
+
+  const Device device_;
+  const int64_t limit_;
+  mutable std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;
+  MemoryStats stats_;
+  int64_t cached_ = 0;
 };
 
 class FakeAccelerator final : public vm::StreamPolicy {
  public:
   FakeAccelerator(Device d, int stream_index, vm::VmContext* context)
-      : device_(d), context_(context), memory_(d), host_(Device::Cpu()), rng_(stream_index + 1) {
+      : device_(d),
+        context_(context),
+        memory_(d, context->options().cuda_memory_limit),
+        host_(Device::Cpu()),
+        rng_(stream_index + 1) {
     thread_ = std::thread([this] { Loop(); });
   }
   ~FakeAccelerator() override { Close(); }
@@ -209,9 +261,9 @@ class FakeAccelerator final : public vm::StreamPolicy {
   Device device_;
   vm::VmContext* context_;
   PoisoningAllocator memory_;
-  memory::SystemAllocator host_;
-  std::minstd_rand rng_;   // the device thread's only
-  uint64_t launched_ = 0;  // the scheduler thread's only
+  PoisoningAllocator host_;  // host staging (the pinned pool of a GPU)
+  std::minstd_rand rng_;     // the device thread's only
+  uint64_t launched_ = 0;    // the scheduler thread's only
   std::atomic<uint64_t> completed_{0};
   std::mutex mu_;
   std::condition_variable cv_;

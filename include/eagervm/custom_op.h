@@ -83,7 +83,8 @@ using InferFn = std::function<absl::StatusOr<std::vector<TensorMeta>>(
 // Any thread, at any time, also while other threads call `op`: the kernel is
 // published atomically, so a call that starts after RegisterKernel returned
 // finds it, and a call racing with it either finds it or is rejected with
-// InvalidArgument ("no cpu kernel"), never sees a partly stored one. Does not
+// InvalidArgument ("no cpu kernel"; Unimplemented if another device type
+// has a kernel), never sees a partly stored one. Does not
 // wait for the VM (it takes the registry's lock briefly; looking up the kernel
 // of an op call takes no lock).
 //

@@ -45,7 +45,8 @@ class EAGERVM_EXPORT InstructionsBuilder {
   // InferFn). InvalidArgument/FailedPrecondition, naming the op and the
   // argument, if a tensor is undefined, an error tensor, or not on `stream`'s
   // device, if a declared mutated input is missing, or if the op has no
-  // kernel for the device and the first tensor's dtype. A strided view read
+  // kernel for the device and the first tensor's dtype (Unimplemented when
+  // another device type has one: this backend lacks the op). A strided view read
   // as an input is passed as a compact copy (queued first); one written (an
   // output, a mutated input) is InvalidArgument.
   [[nodiscard]] absl::Status Call(const OpHandle& op, absl::Span<const Tensor> inputs,

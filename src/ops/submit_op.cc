@@ -10,9 +10,18 @@ absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype, const c
   const std::string_view op = name != nullptr ? std::string_view(name) : def.name;
   absl::StatusOr<vm::VmStream*> s = vm::ResolveStream(stream, op);
   if (!s.ok()) return s.status();
-  return absl::InvalidArgumentError(base::Cat(op, ": no ",
-                                              stream.device().is_cpu() ? "cpu" : "cuda",
-                                              " kernel for dtype ", ToString(dtype)));
+  const char* here = stream.device().is_cpu() ? "cpu" : "cuda";
+  // The dtype is served on another device type: this backend lacks the op.
+  for (int d = 0; d < kNumDeviceTypes; ++d) {
+    const auto other = static_cast<DeviceType>(d);
+    if (other != stream.device().type() && def.FindKernel(other, dtype) != nullptr) {
+      return absl::UnimplementedError(base::Cat(
+          op, ": no ", here, " kernel for dtype ", ToString(dtype), " (",
+          other == DeviceType::kCPU ? "cpu" : "cuda", " only so far); move the tensors with To()"));
+    }
+  }
+  return absl::InvalidArgumentError(
+      base::Cat(op, ": no ", here, " kernel for dtype ", ToString(dtype)));
 }
 
 absl::StatusOr<vm::KernelCall> KernelCallFor(const OpDef& def, Stream stream, DType dtype) {

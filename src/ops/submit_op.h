@@ -38,7 +38,10 @@ inline vm::KernelCall KernelCallOf(const OpDef& def, const KernelFn* kernel) {
 }
 // Why `def` cannot run on `stream` for `dtype`: the stream's own error when
 // it does not exist (e.g. "device cuda:0 is not available"), the more useful
-// message, else InvalidArgument "Add: no cuda kernel for dtype bool".
+// message; Unimplemented "CrossEntropy: no cuda kernel for dtype float32 (cpu
+// only so far) ..." when another device type has a kernel for the dtype (this
+// backend lacks the op); else InvalidArgument "Add: no cuda kernel for dtype
+// bool".
 // `name`: the function the user called, if not the op (as SubmitOp's).
 absl::Status NoKernelError(const OpDef& def, Stream stream, DType dtype,
                            const char* name = nullptr);
