@@ -369,7 +369,25 @@ void FuzzDLPack(Bytes& in) {
           std::to_string(address % 64));
     }
     if (!t.ok() && owner.deleted != 0) Die("a rejected import called its deleter");
-    const bool fits = t.ok() && static_cast<size_t>(dl.byte_offset) + t.nbytes() + 8 <= 256;
+    // The elements the import reads, by its strides (compact without): from
+    // lo to hi elements after its first one.
+    // Overflow anywhere: too large to fit.
+    int64_t lo = 0, hi = 0, compact = 1;
+    bool overflow = false;
+    for (int d = std::max(ndim, 0) - 1; d >= 0 && t.ok(); --d) {
+      const int64_t stride = with_strides ? strides[d] : compact;
+      overflow |= __builtin_mul_overflow(compact, shape[d], &compact);
+      if (shape[d] <= 0) continue;
+      int64_t extent = 0;
+      overflow |= __builtin_mul_overflow(shape[d] - 1, stride, &extent);
+      overflow |= __builtin_add_overflow(extent < 0 ? lo : hi, extent, extent < 0 ? &lo : &hi);
+    }
+    const int64_t start = (static_cast<unsigned char*>(dl.data) - buffer) +
+                          static_cast<int64_t>(dl.byte_offset);
+    const int64_t e = static_cast<int64_t>(elem);
+    const bool fits = t.ok() && (t.numel() == 0 || (!overflow && lo > -256 && hi < 256 &&
+                                                    start + lo * e >= 0 &&
+                                                    start + (hi + 1) * e + 8 <= 256));
     if (fits) {
       (void)t.Wait();
       if (t.dtype() == DType::kFloat32 || t.dtype() == DType::kFloat64) (void)ops::Sum(t).Wait();
