@@ -5,6 +5,7 @@
 // DLPack, steady-state allocation counts and reductions past the kernels'
 // grid and chunk limits. The suite's binaries run with a memory limit of
 // kConformanceMemoryLimit for the CPU and the backend.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -294,5 +295,49 @@ TEST_P(BackendConformance, DLPackRoundTripSharesMemoryAndRefusesMisalignment) {
   ASSERT_TRUE(Sync().ok());
 }
 #endif
+
+// Collectives, where the backend has a transport (MPI for CPU tensors, NCCL
+// for CUDA ones): every rank's result equals a host reference. A backend with
+// none (the fake device) refuses them with an error on every rank, never an
+// OK result. Runs under mpirun (ctest backend_conformance_mpi_np2); skipped
+// in a single process.
+TEST_P(BackendConformance, CollectivesEqualAHostReferenceOrFailOnEveryRank) {
+  if (!IsDistributed()) GTEST_SKIP() << "not launched under mpirun (backend_conformance_mpi_np2)";
+  const int rank = Rank(), world = WorldSize();
+  auto input = [](int r) {
+    return std::vector<float>{float(r + 1), float(2 * r), float(-r), 0.5f};
+  };
+  Tensor x = FromVector(input(rank), Shape{4}).To(dev());
+  Tensor sum = ops::AllReduce(x, ReduceOp::kSum);
+  Tensor max = ops::AllReduce(x, ReduceOp::kMax);
+  const int root = world - 1;
+  Tensor bcast = ops::Broadcast(x, root);
+  Tensor gathered = ops::AllGather(x);
+  std::vector<float> want_sum(4, 0.0f), want_max = input(0), want_gather;
+  for (int r = 0; r < world; ++r) {
+    const std::vector<float> v = input(r);
+    for (int i = 0; i < 4; ++i) {
+      want_sum[i] += v[i];
+      want_max[i] = std::max(want_max[i], v[i]);
+    }
+    want_gather.insert(want_gather.end(), v.begin(), v.end());
+  }
+  const std::pair<Tensor*, std::vector<float>> cases[] = {
+      {&sum, want_sum}, {&max, want_max}, {&bcast, input(root)}, {&gathered, want_gather}};
+  int failed = 0;
+  for (const auto& [t, want] : cases) {
+    absl::StatusOr<std::vector<float>> got = t->To(Device::Cpu()).ToVector<float>();
+    if (!got.ok()) {
+      ++failed;
+      continue;
+    }
+    EXPECT_EQ(*got, want) << GetParam().name << " rank " << rank;
+  }
+  (void)Sync();
+  // A backend either has a transport (every collective right) or none
+  // (every one an error); a mix is a bug.
+  EXPECT_TRUE(failed == 0 || failed == 4) << failed << " of 4 collectives failed on rank " << rank;
+  if (GetParam().device.type() == DeviceType::kCPU) EXPECT_EQ(failed, 0);
+}
 
 }  // namespace eagervm::conformance

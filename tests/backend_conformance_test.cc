@@ -3,6 +3,8 @@
 // events, a poisoning allocator; the CPU kernels run on it), in every build.
 #include "backend_conformance.h"
 
+#include <cstdlib>
+
 #include "configured_vm.h"
 #include "fake_device.h"
 
@@ -18,6 +20,17 @@ const auto* const kEnv =
       o.cpu_memory_limit = kConformanceMemoryLimit;
       o.cuda_memory_limit = kConformanceMemoryLimit;
     }));
+// Under mpirun (backend_conformance_mpi_np2): join the job, so the
+// collectives case runs; alone, it skips.
+class DistributedEnv : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr) return;
+    absl::Status s = InitDistributed();
+    EXPECT_TRUE(s.ok()) << s;
+  }
+};
+const auto* const kDistributed = ::testing::AddGlobalTestEnvironment(new DistributedEnv);
 }  // namespace
 
 void RegisterDeviceTestKernels() {
