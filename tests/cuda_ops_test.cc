@@ -342,6 +342,27 @@ TEST_F(CudaOps, TensorsOverTwoToThe31Elements) {
   ASSERT_TRUE(VirtualMachine::Get().EmptyCache().ok());
 }
 
+// Full-size reduction numerics: float64 Sum of 10^8 elements and float32
+// Mean of 2^31+64 (8 GiB on the device), against analytic values (the host
+// would need as much memory again for a CPU reference). A dropped or doubled
+// chunk shows far beyond the bounds, and so does a float32 running sum: adding
+// 0.75 stops changing it near 2^25, which would give a mean near 1/64.
+TEST_F(CudaOps, FullSizeSumAndMeanNumerics) {
+  {
+    const int64_t n = 100'000'000;
+    absl::StatusOr<double> s = ops::Sum(Full({n}, 0.1, DType::kFloat64, kGpu)).Item<double>();
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_NEAR(*s, 1e7, 1e7 * 1e-12);
+  }
+  {
+    const int64_t n = (int64_t{1} << 31) + 64;
+    absl::StatusOr<float> m = ops::Mean(Full({n}, 0.75f, DType::kFloat32, kGpu)).Item<float>();
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_NEAR(*m, 0.75f, 0.75f * 1e-5f);
+  }
+  ASSERT_TRUE(VirtualMachine::Get().EmptyCache().ok());
+}
+
 // The pinned staging pools show in GetStats() (as CPU memory) and
 // EmptyCache() returns them.
 TEST_F(CudaOps, PinnedPoolsAreCountedAndTrimmed) {
