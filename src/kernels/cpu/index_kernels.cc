@@ -110,6 +110,10 @@ void RegisterIndexCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericTypes);
   RegisterCpu<OneHot>(r, builtin::kOneHot, kAllTypes);
   RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllTypes);
+  RegisterCpuTyped<ArgReduce<true>::Kernel, uint8_t>(r, builtin::kArgmax);
+  RegisterCpuTyped<ArgReduce<false>::Kernel, uint8_t>(r, builtin::kArgmin);
+  RegisterCpuTyped<OneHot, uint8_t, Half, BFloat16>(r, builtin::kOneHot);
+  RegisterCpuTyped<IndexSelect, uint8_t, Half, BFloat16>(r, builtin::kIndexSelect);
 }
 
 }  // namespace eagervm::kernels
