@@ -154,10 +154,12 @@ void RegisterMathKernels(internal::OpRegistry& r) {
 // The CUDA kernels of the built-in ops; called by RegisterBuiltinOps.
 void RegisterElementwiseKernels(internal::OpRegistry& r);
 void RegisterModelKernels(internal::OpRegistry& r);  // model_kernels.cc
+void RegisterHalfKernels(internal::OpRegistry& r);   // half_kernels.cc: after the float32 ones
 void RegisterCudaKernels(internal::OpRegistry& r) {
   RegisterElementwiseKernels(r);
   RegisterMathKernels(r);
   RegisterModelKernels(r);
+  RegisterHalfKernels(r);
 }
 
 }  // namespace eagervm::kernels::cuda_impl
