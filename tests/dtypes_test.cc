@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "eagervm/autograd.h"
 #include "eagervm/eagervm.h"
+#include "ops/half_convert.h"
 
 namespace eagervm {
 namespace {
@@ -50,6 +52,22 @@ TEST(Half, RoundsToNearestEvenAndKeepsSpecials) {
     const Half h = Half::FromBits(static_cast<uint16_t>(b));
     if (std::isnan(h.ToFloat())) continue;
     ASSERT_EQ(Half(h.ToFloat()).bits, h.bits) << b;
+  }
+}
+
+// The kernels' fast float -> float16 (no double) agrees with Half(float).
+TEST(Half, FastConversionMatchesTheReference) {
+  for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 7) {
+    const uint32_t bits = static_cast<uint32_t>(b);
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    const uint16_t fast = internal::HalfBitsFromFloat(f), ref = Half(f).bits;
+    if (std::isnan(f)) {
+      ASSERT_TRUE(std::isnan(Half::FromBits(fast).ToFloat())) << bits;
+      ASSERT_EQ(fast & 0x8000, ref & 0x8000) << bits;
+    } else {
+      ASSERT_EQ(fast, ref) << std::hex << bits;
+    }
   }
 }
 

@@ -1,9 +1,11 @@
 #include "ops/widen.h"
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "base/str_cat.h"
+#include "ops/half_convert.h"
 #include "vm/kernel_args.h"
 
 namespace eagervm::internal {
@@ -17,7 +19,11 @@ void ToFloat(const void* src, float* dst, int64_t n) {
 template <typename H>
 void FromFloat(const float* src, void* dst, int64_t n) {
   H* d = static_cast<H*>(dst);
-  for (int64_t i = 0; i < n; ++i) d[i] = H(src[i]);
+  if constexpr (std::is_same_v<H, Half>) {
+    for (int64_t i = 0; i < n; ++i) d[i] = Half::FromBits(HalfBitsFromFloat(src[i]));
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = H(src[i]);
+  }
 }
 
 absl::Status WidenOnCpu(KernelContext&, DType half, const void* src, float* dst, int64_t n) {

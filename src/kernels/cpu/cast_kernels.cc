@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/kernel_util.h"
+#include "ops/half_convert.h"
 
 namespace eagervm::kernels {
 namespace {
@@ -29,6 +30,8 @@ To Convert(From x) {
   } else if constexpr (kIsHalf<To>) {
     if constexpr (std::is_same_v<From, bool>) {
       return To(x ? 1.0f : 0.0f);
+    } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Half>) {
+      return Half::FromBits(internal::HalfBitsFromFloat(x));  // no detour through double
     } else if constexpr (std::is_same_v<From, float>) {
       return To(x);
     } else {
