@@ -100,6 +100,7 @@ const std::vector<std::string> kEveryVariable = {
     "EAGERVM_OOM_WAIT_MS=10",          "EAGERVM_HANG_TIMEOUT_MS=5000",
     "EAGERVM_COLLECTIVES_ON_CALLER=1", "EAGERVM_TRACE=/tmp/run.json",
     "EAGERVM_LOG_LEVEL=Debug",         "EAGERVM_DONATE_MAX_BYTES=2KiB",
+    "EAGERVM_STRICT_DTYPES=on",
 };
 
 TEST(Env, EachVariableParses) {
@@ -120,11 +121,12 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(env.options.oom_wait_ms, 10);
   EXPECT_EQ(env.options.hang_timeout_ms, 5000);
   EXPECT_TRUE(env.options.collectives_on_caller);
+  EXPECT_TRUE(env.options.strict_dtypes);
   EXPECT_EQ(env.trace_path, "/tmp/run.json");
   EXPECT_EQ(env.log_level, LogLevel::kDebug);
-  EXPECT_EQ(env.applied.size(), 12u);
+  EXPECT_EQ(env.applied.size(), 13u);
   // Every registered variable was covered above.
-  EXPECT_EQ(base::EnvVars().size(), 14u) << "a new variable needs a case in this test";
+  EXPECT_EQ(base::EnvVars().size(), 15u) << "a new variable needs a case in this test";
 }
 
 // operator<<(VmOptions) prints every field the registry sets, so comparing

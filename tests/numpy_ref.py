@@ -20,8 +20,14 @@ import sys
 
 import numpy as np
 
-DTYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64,
+# bfloat16: numpy has none; its values are exact in float32, and results are
+# rounded to it by bf16_round before they are compared.
+DTYPES = {"bool": np.bool_, "uint8": np.uint8, "int32": np.int32, "int64": np.int64,
+          "float16": np.float16, "bfloat16": np.float32,
           "float32": np.float32, "float64": np.float64}
+# The relative spacing of each 16-bit dtype (2^-10, 2^-7): results computed in
+# float32 and rounded once are within it of the float64 reference.
+EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
 
 
 class OutOfRange(Exception):
@@ -33,7 +39,7 @@ def parse_array(tokens):
     dims = tuple(int(d) for d in tokens[1][1:].split(",") if d)
     n = int(tokens[2])
     vals = tokens[3:3 + n]
-    if dtype in (np.float32, np.float64):
+    if dtype in (np.float16, np.float32, np.float64):
         data = np.array([float(v) for v in vals], dtype=np.float64).astype(dtype)
     else:
         data = np.array([int(v) for v in vals], dtype=np.int64).astype(dtype)
@@ -54,6 +60,7 @@ def parse(path):
                 cur["ins"].append(parse_array(t[1:]))
             elif t[0] == "out":
                 cur["out"] = parse_array(t[1:])
+                cur["out_dtype"] = t[1]
             elif t[0] == "err":
                 cur["err"] = " ".join(t[1:])
             elif t[0] == "end":
@@ -64,6 +71,28 @@ def parse(path):
 
 def f64(x):
     return x.astype(np.float64)
+
+
+def bf16_round(x):
+    """float64 -> the nearest bfloat16 (ties to even, via float32), as float32."""
+    x32 = np.asarray(x, dtype=np.float64).astype(np.float32)
+    bits = x32.view(np.uint32).astype(np.uint64)
+    one, half = np.uint64(1), np.uint64(0x7FFF)
+    rounded = ((bits + half + ((bits >> np.uint64(16)) & one)) & np.uint64(0xFFFF0000))
+    rounded = rounded.astype(np.uint32)
+    out = rounded.view(np.float32)
+    return np.where(np.isnan(x32), x32, out)
+
+
+def round_to(want, name):
+    with np.errstate(all="ignore"):
+        return _round_to(want, name)
+
+
+def _round_to(want, name):
+    if name == "float16":
+        return np.asarray(want, dtype=np.float64).astype(np.float16).astype(np.float64)
+    return bf16_round(want).astype(np.float64)
 
 
 def softmax(x, axis):
@@ -172,6 +201,8 @@ def reference(op, ins, at):
         "Add": lambda: np.add(ins[0], ins[1]),
         "Mul": lambda: np.multiply(ins[0], ins[1]),
         "Exp": lambda: np.exp(f64(ins[0])),
+        "Sum": lambda: np.sum(f64(ins[0]) if ins[0].dtype.kind == "f" else ins[0].astype(np.int64)),
+        "Mean": lambda: np.mean(f64(ins[0])) if ins[0].size else np.array(np.nan),
         "MatMul": lambda: matmul(f64(ins[0]) if ins[0].dtype.kind == "f" else ins[0],
                                  f64(ins[1]) if ins[1].dtype.kind == "f" else ins[1],
                                  at.get("ta") == "1", at.get("tb") == "1"),
@@ -179,7 +210,10 @@ def reference(op, ins, at):
     return table[op]()
 
 
-EXACT = {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Where", "Minimum", "Abs", "Argmax", "Argmin",
+# Ops that select or compare: exact in every dtype.
+SELECT = {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Where", "Minimum", "Abs", "Argmax", "Argmin",
+          "OneHot", "IndexSelect", "Concat", "Min"}
+EXACT = {"Sum", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Where", "Minimum", "Abs", "Argmax", "Argmin",
          "OneHot", "IndexSelect", "Concat", "Min", "Add", "Mul"}
 
 
@@ -206,6 +240,10 @@ def check(case):
     for i in range(len(ins)):  # inputs passed as views of these tensors
         if f"view{i}" in at:
             ins[i] = apply_view(ins[i], at[f"view{i}"])
+    if op in ("Add", "Mul", "Minimum") and len({x.dtype for x in ins}) > 1 and case["out"] is not None:
+        # eagervm promoted both operands to its result dtype (docs/ops.md); numpy
+        # < 2 would instead let a 0-d operand take the other's dtype.
+        ins = [x.astype(case["out"].dtype) for x in ins]
     with np.errstate(all="ignore"):
         try:
             want = np.asarray(reference(op, ins, at))
@@ -218,6 +256,18 @@ def check(case):
     got = case["out"]
     if got.shape != want.shape:
         return f"shape {got.shape} != numpy {want.shape}"
+    name = case.get("out_dtype")
+    if name in EPS and op not in SELECT:
+        # Computed in float32, rounded once: within the dtype's epsilon of the
+        # float64 reference rounded to the dtype (overflow to inf included).
+        eps = EPS[name]
+        g, w = got.astype(np.float64), round_to(want, name)
+        bad = ~np.isclose(g, w, rtol=eps, atol=eps, equal_nan=True)
+        if np.any(bad):
+            i = np.argmax(bad.ravel())
+            return (f"{int(bad.sum())} of {bad.size} elements off ({name}, eps {eps}); first at "
+                    f"{i}: got {g.ravel()[i]!r} want {w.ravel()[i]!r}")
+        return None
     if op in EXACT or got.dtype.kind in "bi":
         if got.dtype.kind == "f":
             ok = np.array_equal(got, want.astype(got.dtype), equal_nan=True)

@@ -105,6 +105,18 @@ bool WriteTensor(std::ostream& os, const char* tag, const Tensor& t) {
     case DType::kFloat64:
       put(double{});
       break;
+    case DType::kUInt8:
+      put(uint8_t{});
+      break;
+    case DType::kFloat16:
+    case DType::kBFloat16: {  // exactly, as float32 (a Cast widens without rounding)
+      absl::StatusOr<std::vector<float>> v = ops::Cast(t, DType::kFloat32).ToVector<float>();
+      if (v.ok())
+        WriteValues(line, *v);
+      else
+        s = v.status();
+      break;
+    }
   }
   if (!s.ok()) {
     os << "err " << s.code() << ": " << std::string(s.message()) << '\n';
@@ -392,6 +404,89 @@ void AddViews(Cases& c, Rng& rng) {
   }
 }
 
+// uint8, float16, bfloat16 (data: edge floats cast to `d`), and binary ops
+// on two dtypes (numpy promotion; numpy_ref.py rounds its float64 reference
+// to the result's dtype and compares within that dtype's epsilon).
+void AddLowPrecision(Cases& c, Rng& rng, DType d) {
+  const bool floating = IsFloating(d);
+  auto make = [&](const Shape& s, bool specials) {
+    std::vector<float> v = EdgeData<float>(rng, s.numel(), specials);
+    if (!floating) {
+      for (auto& x : v) x = std::isfinite(x) ? std::fabs(x) * 80 : 255;  // 0..255, wrapping sums
+    }
+    return ops::Cast(Make(v, s), d);
+  };
+  constexpr DType kOthers[] = {DType::kBool,    DType::kUInt8,    DType::kInt32,   DType::kInt64,
+                               DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
+  for (int iter = 0; iter < 25; ++iter) {
+    auto [sa, sb] = RandomPair(rng);
+    Tensor a = make(sa, true), b = make(sb, true);
+    c.Add("Eq", "", {a, b}, ops::Eq(a, b));
+    c.Add("Ne", "", {a, b}, ops::Ne(a, b));
+    c.Add("Lt", "", {a, b}, ops::Lt(a, b));
+    c.Add("Ge", "", {a, b}, ops::Ge(a, b));
+    c.Add("Minimum", "", {a, b}, ops::Minimum(a, b));
+    c.Add("Add", "", {a, b}, ops::Add(a, b));
+    c.Add("Mul", "", {a, b}, ops::Mul(a, b));
+    std::vector<bool> dc(static_cast<size_t>(sa.numel()));
+    for (size_t i = 0; i < dc.size(); ++i) dc[i] = (rng() & 1) != 0;
+    Tensor cond = Make<bool>(dc, sa);
+    c.Add("Where", "", {cond, a, b}, ops::Where(cond, a, b));
+    c.Add("Sum", "", {a}, ops::Sum(a));
+    if (floating) {
+      c.Add("Abs", "", {a}, ops::Abs(a));
+      c.Add("Exp", "", {a}, ops::Exp(a));
+      c.Add("Pow", "p=2", {a}, ops::Pow(a, 2.0));
+      c.Add("Mean", "", {a}, ops::Mean(a));
+    }
+    // The other operand of another dtype: promoted (numpy's table, docs/ops.md).
+    const DType other = kOthers[rng() % 8];
+    if (other != DType::kBool || d != DType::kBool) {
+      Tensor o = ops::Cast(Make(EdgeData<float>(rng, sb.numel(), false), sb), other);
+      if (other == DType::kBool || d == DType::kBool) {
+        c.Add("Eq", "", {a, o}, ops::Eq(a, o));
+      } else {
+        c.Add("Add", "", {a, o}, ops::Add(a, o));
+        c.Add("Mul", "", {o, a}, ops::Mul(o, a));
+      }
+      c.Add("Minimum", "", {a, o}, ops::Minimum(a, o));
+    }
+  }
+  if (!floating) return;
+  for (int iter = 0; iter < 20; ++iter) {
+    Shape shape = testing::RandomShape(rng, 3, 6);
+    if (shape.rank() == 0) shape = {4};
+    if (iter % 7 == 0) shape[0] = 0;
+    const int axis = static_cast<int>(rng() % shape.rank());
+    std::vector<float> x = EdgeData<float>(rng, shape.numel(), iter % 3 == 0);
+    for (auto& v : x) v = v * (1 + iter % 5) + static_cast<float>((iter % 4) * 1000);
+    Tensor t = ops::Cast(Make(x, shape), d);
+    const std::string at = "axis=" + std::to_string(axis);
+    c.Add("Softmax", at, {t}, ops::Softmax(t, axis));
+    c.Add("LogSoftmax", at, {t}, ops::LogSoftmax(t, axis));
+    c.Add("Gelu", "", {t}, ops::Gelu(t));
+    if (shape[axis] > 0) {
+      c.Add("Argmax", at + " keepdim=0", {t}, ops::Argmax(t, axis));
+      c.Add("Min", at + " keepdim=0", {t}, ops::Min(t, axis));
+    }
+    const int64_t dd = shape[shape.rank() - 1];
+    Tensor w = make({dd}, false), bias = make({dd}, false);
+    c.Add("LayerNorm", "eps=1e-05", {t, w, bias}, ops::LayerNorm(t, w, bias, 1e-5));
+    const int64_t n = rng() % 6, k = 1 + rng() % 5;
+    Tensor logits = make({n, k}, iter % 5 == 0);
+    std::vector<int64_t> labels(static_cast<size_t>(n));
+    for (auto& l : labels) l = static_cast<int64_t>(rng() % k);
+    Tensor lb = Make(labels, {n});
+    c.Add("CrossEntropy", "", {logits, lb}, ops::CrossEntropy(logits, lb));
+    const int64_t m = rng() % 5, kk = rng() % 40, nn = rng() % 5;
+    const bool ta = iter & 1, tb = iter & 2;
+    Tensor ma = make(ta ? Shape{kk, m} : Shape{m, kk}, false);
+    Tensor mb = make(tb ? Shape{nn, kk} : Shape{kk, nn}, false);
+    c.Add("MatMul", "ta=" + std::to_string(ta) + " tb=" + std::to_string(tb), {ma, mb},
+          ops::MatMul(ma, mb, ta, tb));
+  }
+}
+
 void RunNumpy(const Cases& c) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("eagervm_numpy_" + std::to_string(getpid()) + ".txt"))
@@ -465,6 +560,15 @@ TEST_F(NumpyReference, StridedViews) {
   AddViews<double>(c, rng);
   AddViews<int32_t>(c, rng);
   AddViews<int64_t>(c, rng);
+  RunNumpy(c);
+}
+
+TEST_F(NumpyReference, LowPrecisionDTypesAndPromotion) {
+  Rng rng(16);
+  Cases c;
+  for (DType d : {DType::kFloat16, DType::kBFloat16, DType::kUInt8, DType::kInt32}) {
+    AddLowPrecision(c, rng, d);
+  }
   RunNumpy(c);
 }
 

@@ -176,11 +176,12 @@ TEST(CompareErrors, RejectedOnTheCallingThreadNamingOpAndShapes) {
   QueueProbe probe;
   const Case cases[] = {
       {ops::Lt(f23, f4), "Lt: cannot broadcast [2,3] with [4]"},
-      {ops::Eq(f3, i3), "Eq: dtype mismatch float32 [3] vs int32 [3]"},
+      {ops::Eq(f4, i3), "Eq: cannot broadcast [4] with [3]"},  // checked before promotion
       {ops::Minimum(b3, b3), "Minimum: not defined for bool tensors ([3])"},
       {ops::Minimum(f23, f4), "Minimum: cannot broadcast [2,3] with [4]"},
       {ops::Where(f3, f3, f3), "Where: argument 'cond' must be bool, got float32 [3]"},
-      {ops::Where(b3, f3, i3), "Where: dtype mismatch float32 [3] vs int32 [3]"},
+      {ops::Where(b3, f4, i3), "Where: cannot broadcast [4] with [3]"},
+      {ops::Where(b4, f3, i3), "Where: cannot broadcast [4] with [3]"},
       {ops::Where(b3, f23, f4), "Where: cannot broadcast [2,3] with [4]"},
       {ops::Where(b4, f23, f3), "Where: cannot broadcast [4] with [2,3]"},
       {ops::Where(Tensor(), f3, f3), "Where: argument 'cond' is an undefined tensor"},

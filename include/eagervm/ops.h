@@ -23,7 +23,9 @@
 namespace eagervm {
 namespace ops {
 
-// Binary elementwise ops with numpy broadcasting; both inputs must share a dtype.
+// Binary elementwise ops with numpy broadcasting. Inputs of two dtypes are
+// computed in their promoted dtype (numpy's table, docs/ops.md "Dtype
+// promotion"), or refused with VmOptions::strict_dtypes.
 EAGERVM_EXPORT Tensor Add(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Sub(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Mul(const Tensor& a, const Tensor& b);
@@ -69,15 +71,16 @@ EAGERVM_EXPORT Tensor Min(const Tensor& x, int axis, bool keepdim = false);
 
 EAGERVM_EXPORT Tensor Cast(const Tensor& x, DType dtype);
 
-// Comparisons with numpy broadcasting; both inputs share a dtype (any, bool
-// included). The result is kBool. NaN compares unequal to everything.
+// Comparisons with numpy broadcasting, in the inputs' promoted dtype (any,
+// bool included). The result is kBool. NaN compares unequal to everything.
 EAGERVM_EXPORT Tensor Eq(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Ne(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Lt(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Le(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Gt(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Ge(const Tensor& a, const Tensor& b);
-// cond ? a : b elementwise; cond is kBool, a and b share a dtype, all three broadcast.
+// cond ? a : b elementwise; cond is kBool, a and b are promoted to one dtype,
+// all three broadcast.
 EAGERVM_EXPORT Tensor Where(const Tensor& cond, const Tensor& a, const Tensor& b);
 // Elementwise minimum (numeric dtypes, broadcasting; NaN propagates like numpy).
 EAGERVM_EXPORT Tensor Minimum(const Tensor& a, const Tensor& b);

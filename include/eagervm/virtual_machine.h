@@ -92,6 +92,11 @@ struct EAGERVM_EXPORT VmOptions {
   // first (another device's collective, a message of its own) may deadlock
   // with it on. Ignored with hang_timeout_ms on. EAGERVM_COLLECTIVES_ON_CALLER.
   bool collectives_on_caller = false;
+  // Dtypes: off (default), a binary op on two dtypes (Add of int32 and
+  // float32, Eq, Where, Minimum, ...) computes in their promoted dtype, by
+  // numpy's table (docs/ops.md, "Dtype promotion"); on, it is InvalidArgument
+  // naming both dtypes (use Cast). EAGERVM_STRICT_DTYPES.
+  bool strict_dtypes = false;
 
   // Defaults overridden by EAGERVM_* environment variables (see docs/env.md).
   // Any thread, never blocks. The environment is read once per process (at

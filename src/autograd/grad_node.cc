@@ -99,8 +99,11 @@ Tensor Tensor::RequiresGrad(bool on) const {
   if (dtype() != DType::kFloat32 && dtype() != DType::kFloat64) {
     if (!on) return *this;
     return Error(absl::InvalidArgumentError(
-        base::Cat("RequiresGrad: only floating tensors have gradients; this one is ",
-                  ToString(dtype()), " ", shape())));
+        base::Cat("RequiresGrad: only float32 and float64 leaves have gradients; this one is ",
+                  ToString(dtype()), " ", shape(),
+                  IsHalfFloat(dtype()) ? " (keep a float32 leaf and Cast it to 16 bits: the "
+                                         "gradient flows back through the Cast)"
+                                       : "")));
   }
   if (m == nullptr) {
     if (!on) return *this;

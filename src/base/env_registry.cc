@@ -68,6 +68,10 @@ const EnvVar kVars[] = {
      "A CPU collective submitted to an idle VM runs on the submitting thread, which blocks "
      "until it is done (lower latency; collectives otherwise never block).",
      0, 1, [](const EnvValue& v, VmOptions* o) { o->collectives_on_caller = AsBool(v); }},
+    {"EAGERVM_STRICT_DTYPES", EnvType::kBool, "false",
+     "A binary op on two dtypes is `INVALID_ARGUMENT` naming both instead of computing in "
+     "their promoted dtype (docs/ops.md, \"Dtype promotion\").",
+     0, 1, [](const EnvValue& v, VmOptions* o) { o->strict_dtypes = AsBool(v); }},
     {"EAGERVM_TRACE", EnvType::kString, "",
      "Trace the whole run to this Chrome/Perfetto JSON file, written at `Shutdown()` or exit "
      "(docs/tracing.md)."},

@@ -5,6 +5,7 @@
 
 #include "eagervm/device.h"
 #include "eagervm/dtype.h"
+#include "eagervm/half.h"
 #include "eagervm/scalar.h"
 #include "eagervm/shape.h"
 
@@ -30,10 +31,18 @@ std::string_view ToString(DType d) {
       return "float32";
     case DType::kFloat64:
       return "float64";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
   }
   return "unknown";
 }
 std::ostream& operator<<(std::ostream& os, DType d) { return os << ToString(d); }
+std::ostream& operator<<(std::ostream& os, Half h) { return os << h.ToFloat(); }
+std::ostream& operator<<(std::ostream& os, BFloat16 h) { return os << h.ToFloat(); }
 
 std::string Shape::InvalidReason() const {
   if (overflow_) {

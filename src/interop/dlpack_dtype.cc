@@ -9,10 +9,14 @@ struct Row {
   uint8_t bits;
 };
 
-// The first row of a dtype is what export writes; import accepts every row.
+// The first row of a dtype is what export writes; import takes the first row
+// of a (code, bits): {kDLUInt, 8} is uint8, and bool comes in as kDLBool.
 constexpr Row kTable[] = {
-    {DType::kBool, kDLUInt, 8},  {DType::kBool, kDLBoolCode, 8},  {DType::kInt32, kDLInt, 32},
-    {DType::kInt64, kDLInt, 64}, {DType::kFloat32, kDLFloat, 32}, {DType::kFloat64, kDLFloat, 64},
+    {DType::kUInt8, kDLUInt, 8},       {DType::kBool, kDLUInt, 8},
+    {DType::kBool, kDLBoolCode, 8},    {DType::kInt32, kDLInt, 32},
+    {DType::kInt64, kDLInt, 64},       {DType::kFloat16, kDLFloat, 16},
+    {DType::kBFloat16, kDLBfloat, 16}, {DType::kFloat32, kDLFloat, 32},
+    {DType::kFloat64, kDLFloat, 64},
 };
 
 }  // namespace

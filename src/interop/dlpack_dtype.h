@@ -13,9 +13,11 @@ namespace eagervm::interop {
 // What ToDLPack writes. bool becomes {kDLUInt, 8, 1}: DLPack 0.6 has no bool
 // code, and that is what libtorch 1.13 and NumPy write for bool too.
 DLDataType ToDLDataType(DType d);
+// uint8 is {kDLUInt, 8, 1} too, float16 {kDLFloat, 16, 1}, bfloat16
+// {kDLBfloat, 16, 1}.
 // What FromDLPack accepts; nullopt for anything else (lanes != 1 included).
-// {kDLUInt, 8, 1} and {kDLBool, 8, 1} become bool: eagervm has no uint8, so an
-// 8-bit unsigned tensor is taken as bool (its bytes must be 0 or 1).
+// {kDLUInt, 8, 1} becomes uint8 (so a bool exported to DLPack comes back as
+// uint8) and {kDLBool, 8, 1} bool.
 std::optional<DType> FromDLDataType(DLDataType t);
 
 }  // namespace eagervm::interop

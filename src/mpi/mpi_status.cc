@@ -25,6 +25,11 @@ MPI_Datatype TypeOf(DType dtype) {
       return MPI_FLOAT;
     case DType::kFloat64:
       return MPI_DOUBLE;
+    case DType::kUInt8:
+      return MPI_UINT8_T;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return MPI_UINT16_T;  // moved as 16-bit words; reductions refused (OpOf)
   }
   return MPI_DATATYPE_NULL;
 }
@@ -35,6 +40,7 @@ MPI_Op OpOf(ReduceOp op, DType dtype) {
     if (op == ReduceOp::kMin) return MPI_LAND;
     return MPI_OP_NULL;
   }
+  if (IsHalfFloat(dtype)) return MPI_OP_NULL;  // MPI has no 16-bit float arithmetic
   switch (op) {
     case ReduceOp::kSum:
       return MPI_SUM;

@@ -27,6 +27,12 @@ ncclDataType_t TypeOf(DType dtype) {
       return ncclFloat32;
     case DType::kFloat64:
       return ncclFloat64;
+    case DType::kUInt8:
+      return ncclUint8;
+    case DType::kFloat16:
+      return ncclFloat16;
+    case DType::kBFloat16:
+      return ncclBfloat16;
   }
   return ncclUint8;
 }

@@ -3,6 +3,7 @@
 #include "ops/builtin.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/promotion.h"
 #include "ops/submit_op.h"
 
 namespace eagervm::ops {
@@ -17,7 +18,17 @@ Tensor Binary(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
     return internal::SubmitOpWithOutput(def, meta.dtype, meta, {&a, &b});
   }
   absl::StatusOr<Shape> shape = internal::CheckBroadcastOperands(a, b, def.name, /*numeric=*/true);
-  if (!shape.ok()) return Tensor::Error(shape.status());
+  if (!shape.ok()) {
+    // Two dtypes: numpy promotion (or the strict refusal), decided only on
+    // this path, so calls on one dtype pay nothing for it.
+    if (internal::DTypesDiffer(a, b)) {
+      Tensor pa = a, pb = b;
+      absl::Status s = internal::PromoteOperands(&pa, &pb, def.name);
+      if (!s.ok()) return Tensor::Error(std::move(s));
+      return Binary(def, pa, pb);
+    }
+    return Tensor::Error(shape.status());
+  }
   return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, a.dtype(), a.device()},
                                       {&a, &b});
 }

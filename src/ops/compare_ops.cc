@@ -1,21 +1,38 @@
 // Comparisons (Eq Ne Lt Le Gt Ge -> bool), Where, Minimum, Abs and Pow.
 // Comparisons and Where take every dtype; Minimum and Abs every numeric one;
-// Pow floating ones. Binary inputs share a dtype (no promotion) and broadcast
-// like numpy; Where broadcasts all three of its inputs.
+// Pow floating ones. Binary inputs of two dtypes are promoted (ops/promotion.h)
+// and broadcast like numpy; Where broadcasts all three of its inputs.
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
 #include "ops/builtin.h"
 #include "ops/op_checks.h"
 #include "ops/op_util.h"
+#include "ops/promotion.h"
 #include "ops/submit_op.h"
 
 namespace eagervm::ops {
 namespace {
 
+// a and b of two dtypes: `op` of their promoted copies (numpy's table), or
+// the strict refusal. Only on the path where one-dtype checks failed.
+template <typename F>
+Tensor Promoted(const internal::OpDef& def, const Tensor& a, const Tensor& b, F op,
+                const Shape* with = nullptr) {
+  Tensor pa = a, pb = b;
+  absl::Status s = internal::PromoteOperands(&pa, &pb, def.name, with);
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  return op(pa, pb);
+}
+
 // Output bool, of the broadcast shape; the kernel is picked by the inputs' dtype.
 Tensor Compare(const internal::OpDef& def, const Tensor& a, const Tensor& b) {
   absl::StatusOr<Shape> shape = internal::CheckBroadcastOperands(a, b, def.name, /*numeric=*/false);
-  if (!shape.ok()) return Tensor::Error(shape.status());
+  if (!shape.ok()) {
+    if (internal::DTypesDiffer(a, b))
+      return Promoted(def, a, b,
+                      [&](const Tensor& pa, const Tensor& pb) { return Compare(def, pa, pb); });
+    return Tensor::Error(shape.status());
+  }
   return internal::SubmitOpWithOutput(def, a.dtype(), TensorMeta{*shape, DType::kBool, a.device()},
                                       {&a, &b});
 }
@@ -32,6 +49,9 @@ Tensor Ge(const Tensor& a, const Tensor& b) { return Compare(EAGERVM_BUILTIN_OP(
 Tensor Minimum(const Tensor& a, const Tensor& b) {
   const internal::OpDef& def = EAGERVM_BUILTIN_OP(kMinimum);
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, def.name);
+  if (!s.ok() && internal::DTypesDiffer(a, b)) {
+    return Promoted(def, a, b, [](const Tensor& pa, const Tensor& pb) { return Minimum(pa, pb); });
+  }
   if (s.ok()) s = internal::CheckNumeric(a, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
   absl::StatusOr<Shape> shape = internal::BroadcastShapes(a.shape(), b.shape(), def.name);
@@ -44,6 +64,11 @@ Tensor Where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const internal::OpDef& def = EAGERVM_BUILTIN_OP(kWhere);
   absl::Status s = internal::CheckTensor(cond, def.name, "cond");
   if (s.ok()) s = internal::CheckSameDeviceAndDType(a, b, def.name);
+  if (!s.ok() && cond.ok() && internal::DTypesDiffer(a, b)) {
+    return Promoted(
+        def, a, b, [&](const Tensor& pa, const Tensor& pb) { return Where(cond, pa, pb); },
+        &cond.shape());
+  }
   if (!s.ok()) return Tensor::Error(std::move(s));
   if (cond.dtype() != DType::kBool) {
     return Tensor::Error(absl::InvalidArgumentError(

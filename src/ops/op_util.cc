@@ -39,16 +39,20 @@ bool FitsInteger(const Scalar& s) {
   if (s.is_bool()) return true;
   if (s.is_int()) return s.to<int64_t>() >= lo && s.to<int64_t>() <= hi;
   const double v = s.to<double>();
-  // [lo, hi + 1) is exact in double for int32 and int64 alike.
-  return std::isfinite(v) && std::trunc(v) == v && v >= static_cast<double>(lo) &&
-         v < -static_cast<double>(lo);
+  // [lo, hi + 1) is exact in double for uint8, int32 and int64 alike.
+  const double end = lo < 0 ? -static_cast<double>(lo) : static_cast<double>(hi) + 1;
+  return std::isfinite(v) && std::trunc(v) == v && v >= static_cast<double>(lo) && v < end;
 }
 
 bool Fits(const Scalar& s, DType dtype) {
   switch (dtype) {
+    case DType::kFloat16:
+    case DType::kBFloat16:
     case DType::kFloat32:
     case DType::kFloat64:
-      return true;
+      return true;  // rounded to the dtype, as numpy does for a Python float
+    case DType::kUInt8:
+      return FitsInteger<uint8_t>(s);
     case DType::kInt32:
       return FitsInteger<int32_t>(s);
     case DType::kInt64:

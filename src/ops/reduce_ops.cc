@@ -43,12 +43,19 @@ Tensor Reduce(const internal::OpDef& def, Kind kind, const Tensor& x, bool all, 
                                       {Scalar(kernel_axis)});
 }
 
+// uint8 sums in int64 (numpy sums it in a 64-bit integer): a Cast first.
+bool SumsWidened(const Tensor& x) { return x.ok() && x.dtype() == DType::kUInt8; }
+
 }  // namespace
 
 Tensor Sum(const Tensor& x) {
+  if (SumsWidened(x)) [[unlikely]]
+    return Sum(Cast(x, DType::kInt64));
   return Reduce(EAGERVM_BUILTIN_OP(kSum), Kind::kSum, x, true, 0, false);
 }
 Tensor Sum(const Tensor& x, int axis, bool keepdim) {
+  if (SumsWidened(x)) [[unlikely]]
+    return Sum(Cast(x, DType::kInt64), axis, keepdim);
   return Reduce(EAGERVM_BUILTIN_OP(kSum), Kind::kSum, x, false, axis, keepdim);
 }
 Tensor Mean(const Tensor& x) {

@@ -55,6 +55,10 @@ void RegisterBasicCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<FillInplace>(r, builtin::kFillInplace, kAllTypes);
   RegisterCpu<Copy>(r, builtin::kCopy, kAllTypes);
   RegisterCpu<CopyInto>(r, builtin::kCopyInto, kAllTypes);
+  RegisterCpuTyped<Fill, uint8_t, Half, BFloat16>(r, builtin::kFill);
+  RegisterCpuTyped<FillInplace, uint8_t, Half, BFloat16>(r, builtin::kFillInplace);
+  RegisterCpuTyped<Copy, uint8_t, Half, BFloat16>(r, builtin::kCopy);
+  RegisterCpuTyped<CopyInto, uint8_t, Half, BFloat16>(r, builtin::kCopyInto);
 }
 
 }  // namespace eagervm::kernels

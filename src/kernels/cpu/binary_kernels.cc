@@ -168,6 +168,17 @@ void RegisterBinaryCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<WithScalar<MulOp>::Kernel>(r, builtin::kMulScalar, kNumericTypes);
   RegisterCpu<WithScalar<DivOp>::Kernel>(r, builtin::kDivScalar, kNumericTypes);
   RegisterCpu<MulScalarInplace>(r, builtin::kMulScalarInplace, kNumericTypes);
+  RegisterCpuTyped<Binary<AddOp>::Kernel, uint8_t>(r, builtin::kAdd);
+  RegisterCpuTyped<Binary<SubOp>::Kernel, uint8_t>(r, builtin::kSub);
+  RegisterCpuTyped<Binary<MulOp>::Kernel, uint8_t>(r, builtin::kMul);
+  RegisterCpuTyped<Binary<DivOp>::Kernel, uint8_t>(r, builtin::kDiv);
+  RegisterCpuTyped<Binary<MaxOp>::Kernel, uint8_t>(r, builtin::kMaximum);
+  RegisterCpuTyped<AddInplace, uint8_t>(r, builtin::kAddInplace);
+  RegisterCpuTyped<WithScalar<AddOp>::Kernel, uint8_t>(r, builtin::kAddScalar);
+  RegisterCpuTyped<WithScalar<SubOp>::Kernel, uint8_t>(r, builtin::kSubScalar);
+  RegisterCpuTyped<WithScalar<MulOp>::Kernel, uint8_t>(r, builtin::kMulScalar);
+  RegisterCpuTyped<WithScalar<DivOp>::Kernel, uint8_t>(r, builtin::kDivScalar);
+  RegisterCpuTyped<MulScalarInplace, uint8_t>(r, builtin::kMulScalarInplace);
   // These read strided views natively (strided.h).
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Maximum"}) r.SetCpuStridedInputs(op, 0b11);
   r.SetCpuStridedInputs("AddInplace", 0b10);

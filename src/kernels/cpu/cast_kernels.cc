@@ -3,25 +3,44 @@
 //   to bool: x != 0 (NaN is true, as in C++ and numpy);
 //   from bool: 0 or 1;
 //   float to integer: truncates toward zero, saturates at the integer's range,
-//   and NaN becomes 0 (C++ leaves out-of-range conversions undefined).
+//   and NaN becomes 0 (C++ leaves out-of-range conversions undefined);
+//   integer to integer: wraps (two's complement), as numpy's astype;
+//   to float16 / bfloat16: rounds to nearest even once (from float64 too),
+//   overflows to +-inf, keeps NaN and +-inf; from them: exact in float32.
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/kernel_util.h"
+#include "ops/half_convert.h"
 
 namespace eagervm::kernels {
 namespace {
 
+template <typename T>
+inline constexpr bool kIsHalf = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
 template <typename To, typename From>
 To Convert(From x) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (kIsHalf<From>) {
+    return Convert<To>(x.ToFloat());  // exact
+  } else if constexpr (std::is_same_v<To, bool>) {
     return x != From{0};
+  } else if constexpr (kIsHalf<To>) {
+    if constexpr (std::is_same_v<From, bool>) {
+      return To(x ? 1.0f : 0.0f);
+    } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Half>) {
+      return Half::FromBits(internal::HalfBitsFromFloat(x));  // no detour through double
+    } else if constexpr (std::is_same_v<From, float>) {
+      return To(x);
+    } else {
+      return To(static_cast<double>(x));  // one rounding (integers: exact below 2^53)
+    }
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    // [lo, hi) in From: 2^(digits) is exact in floating point, max() may not be.
+    // [lo, hi) in From: 2^(digits) and 2^8 are exact in floating point, max() may not be.
     constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
-    constexpr From hi = -lo;
+    constexpr From hi = lo < 0 ? -lo : static_cast<From>(std::numeric_limits<To>::max()) + 1;
     if (std::isnan(x)) return To{0};
     if (x < lo) return std::numeric_limits<To>::min();
     if (x >= hi) return std::numeric_limits<To>::max();
@@ -46,23 +65,10 @@ struct Cast {
     const From* x = ctx.input<From>(0);
     void* out = ctx.raw_output(0);
     const int64_t n = ctx.input_meta(0).shape.numel();
-    switch (ctx.output_meta(0).dtype) {
-      case DType::kBool:
-        CastLoop(x, static_cast<bool*>(out), n);
-        break;
-      case DType::kInt32:
-        CastLoop(x, static_cast<int32_t*>(out), n);
-        break;
-      case DType::kInt64:
-        CastLoop(x, static_cast<int64_t*>(out), n);
-        break;
-      case DType::kFloat32:
-        CastLoop(x, static_cast<float*>(out), n);
-        break;
-      case DType::kFloat64:
-        CastLoop(x, static_cast<double*>(out), n);
-        break;
-    }
+    VisitDType(ctx.output_meta(0).dtype, [&](auto zero) {
+      using To = decltype(zero);
+      CastLoop(x, static_cast<To*>(out), n);
+    });
     return absl::OkStatus();
   }
 };
@@ -71,6 +77,7 @@ struct Cast {
 
 void RegisterCastCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Cast>(r, builtin::kCast, kAllTypes);
+  RegisterCpuTyped<Cast, uint8_t, Half, BFloat16>(r, builtin::kCast);
 }
 
 }  // namespace eagervm::kernels

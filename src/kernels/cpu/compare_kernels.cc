@@ -202,7 +202,7 @@ struct Abs {
     T* out = ctx.output<T>(0);
     const int64_t n = ctx.output_meta(0).shape.numel();
     for (int64_t i = 0; i < n; ++i) {
-      if constexpr (kIsInt<T>) {
+      if constexpr (kIsInt<T> && std::is_signed_v<T>) {
         out[i] = x[i] < 0 ? WrapSub(T{0}, x[i]) : x[i];
       } else if constexpr (std::is_floating_point_v<T>) {
         out[i] = std::fabs(x[i]);
@@ -246,6 +246,15 @@ void RegisterCompareCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Where>(r, builtin::kWhere, kAllTypes);
   RegisterCpu<Abs>(r, builtin::kAbs, kNumericTypes);
   RegisterCpu<Pow>(r, builtin::kPow, kFloatTypes);
+  RegisterCpuTyped<Cmp<EqOp>::Kernel, uint8_t>(r, builtin::kEq);
+  RegisterCpuTyped<Cmp<NeOp>::Kernel, uint8_t>(r, builtin::kNe);
+  RegisterCpuTyped<Cmp<LtOp>::Kernel, uint8_t>(r, builtin::kLt);
+  RegisterCpuTyped<Cmp<LeOp>::Kernel, uint8_t>(r, builtin::kLe);
+  RegisterCpuTyped<Cmp<GtOp>::Kernel, uint8_t>(r, builtin::kGt);
+  RegisterCpuTyped<Cmp<GeOp>::Kernel, uint8_t>(r, builtin::kGe);
+  RegisterCpuTyped<Minimum, uint8_t>(r, builtin::kMinimum);
+  RegisterCpuTyped<Where, uint8_t, Half, BFloat16>(r, builtin::kWhere);  // a select: no arithmetic
+  RegisterCpuTyped<Abs, uint8_t>(r, builtin::kAbs);
   // These read strided views natively (strided.h).
   for (const char* op : {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "Minimum"}) {
     r.SetCpuStridedInputs(op, 0b11);

@@ -70,6 +70,8 @@ struct Split {
 void RegisterConcatCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Concat>(r, builtin::kConcat, kAllTypes);
   RegisterCpu<Split>(r, builtin::kSplit, kAllTypes);
+  RegisterCpuTyped<Concat, uint8_t, Half, BFloat16>(r, builtin::kConcat);
+  RegisterCpuTyped<Split, uint8_t, Half, BFloat16>(r, builtin::kSplit);
 }
 
 }  // namespace eagervm::kernels

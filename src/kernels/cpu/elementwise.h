@@ -68,8 +68,10 @@ struct MulOp {
 struct DivOp {
   template <typename T>
   static T Apply(T a, T b) {
-    if constexpr (kIsInt<T>) {
+    if constexpr (kIsInt<T> && std::is_signed_v<T>) {
       return b == -1 ? WrapSub(T{0}, a) : static_cast<T>(a / b);
+    } else if constexpr (kIsInt<T>) {
+      return static_cast<T>(a / b);
     } else {
       return a / b;
     }

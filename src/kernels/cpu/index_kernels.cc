@@ -147,6 +147,10 @@ void RegisterIndexCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<OneHot>(r, builtin::kOneHot, kAllTypes);
   RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllTypes);
   RegisterCpu<IndexAdd>(r, builtin::kIndexAdd, kNumericTypes);
+  RegisterCpuTyped<ArgReduce<true>::Kernel, uint8_t>(r, builtin::kArgmax);
+  RegisterCpuTyped<ArgReduce<false>::Kernel, uint8_t>(r, builtin::kArgmin);
+  RegisterCpuTyped<OneHot, uint8_t, Half, BFloat16>(r, builtin::kOneHot);
+  RegisterCpuTyped<IndexSelect, uint8_t, Half, BFloat16>(r, builtin::kIndexSelect);
 }
 
 }  // namespace eagervm::kernels

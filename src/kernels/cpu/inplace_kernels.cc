@@ -67,6 +67,9 @@ void RegisterInplaceCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<SubInplace>(r, builtin::kSubInplace, kNumericTypes);
   RegisterCpu<Axpy>(r, builtin::kAxpy, kNumericTypes);
   RegisterCpu<DivScalarInplace>(r, builtin::kDivScalarInplace, kNumericTypes);
+  RegisterCpuTyped<SubInplace, uint8_t>(r, builtin::kSubInplace);
+  RegisterCpuTyped<Axpy, uint8_t>(r, builtin::kAxpy);
+  RegisterCpuTyped<DivScalarInplace, uint8_t>(r, builtin::kDivScalarInplace);
 }
 
 }  // namespace eagervm::kernels

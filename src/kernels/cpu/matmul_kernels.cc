@@ -95,6 +95,7 @@ void RegisterMatMulCpuKernels(internal::OpRegistry& r) {
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   RegisterCpu<MatMul>(r, builtin::kMatMul, kNumericTypes);
   RegisterCpu<Transpose>(r, builtin::kTranspose, kAllTypes);
+  RegisterCpuTyped<Transpose, uint8_t, Half, BFloat16>(r, builtin::kTranspose);
 }
 
 }  // namespace eagervm::kernels

@@ -42,6 +42,7 @@ struct MinReduce {
 
 void RegisterMinCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<MinReduce>(r, builtin::kMin, kNumericTypes);
+  RegisterCpuTyped<MinReduce, uint8_t>(r, builtin::kMin);
 }
 
 }  // namespace eagervm::kernels

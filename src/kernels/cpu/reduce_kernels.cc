@@ -134,6 +134,7 @@ void RegisterReduceCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Reduce<SumR>::Kernel>(r, builtin::kSum, kNumericTypes);
   RegisterCpu<Reduce<MeanR>::Kernel>(r, builtin::kMean, kFloatTypes);
   RegisterCpu<Reduce<MaxR>::Kernel>(r, builtin::kMax, kNumericTypes);
+  RegisterCpuTyped<Reduce<MaxR>::Kernel, uint8_t>(r, builtin::kMax);
 }
 
 }  // namespace eagervm::kernels

@@ -21,6 +21,7 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterConcatCpuKernels(r);
   RegisterMinCpuKernels(r);
   RegisterStridedCpuKernels(r);
+  RegisterHalfCpuKernels(r);  // after the float32 kernels it wraps
 }
 
 }  // namespace eagervm::kernels

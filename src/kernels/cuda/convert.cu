@@ -8,12 +8,36 @@
 namespace eagervm::kernels::cuda {
 namespace {
 
+__device__ __forceinline__ float ToFloat(__half x) { return __half2float(x); }
+__device__ __forceinline__ float ToFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename H>
+__device__ __forceinline__ H FromDouble(double v) {
+  if constexpr (std::is_same_v<H, __half>) {
+    return __double2half(v);
+  } else {
+    return __double2bfloat16(v);
+  }
+}
+
 // float to integer truncates toward zero, saturates, and maps NaN to 0; to
-// bool is x != 0; everything else is a C++ conversion.
+// bool is x != 0; to float16/bfloat16 rounds once to nearest even, from
+// them is exact (through float); everything else is a C++ conversion.
 template <typename To, typename From>
 __device__ __forceinline__ To Convert(From x) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (kIsHalf<From>) {
+    return Convert<To>(ToFloat(x));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return x != From{0};
+  } else if constexpr (kIsHalf<To>) {
+    if constexpr (std::is_same_v<From, bool>) {
+      return FromDouble<To>(x ? 1.0 : 0.0);
+    } else {
+      return FromDouble<To>(static_cast<double>(x));
+    }
+  } else if constexpr (std::is_floating_point_v<From> && std::is_same_v<To, uint8_t>) {
+    if (x != x || x < From(0)) return To{0};
+    if (x >= From(256)) return To{255};
+    return static_cast<To>(x);
   } else if constexpr (std::is_floating_point_v<From> && kIsInt<To>) {
     constexpr From lo =
         std::is_same_v<To, int32_t> ? From(-2147483648.0) : From(-9223372036854775808.0);
@@ -85,13 +109,11 @@ cudaError_t LaunchRandomUniform(DT dt, void* out, int64_t n, uint64_t key, doubl
 cudaError_t LaunchCast(DT from, DT to, void* out, const void* x, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   if (from == to) {
-    const size_t elem = from == DT::kBool                              ? 1
-                        : (from == DT::kInt32 || from == DT::kFloat32) ? 4
-                                                                       : 8;
-    return cudaMemcpyAsync(out, x, static_cast<size_t>(n) * elem, cudaMemcpyDeviceToDevice, s);
+    return cudaMemcpyAsync(out, x, static_cast<size_t>(n) * ElemBytes(from),
+                           cudaMemcpyDeviceToDevice, s);
   }
-  return Dispatch(from, [&](auto from_tag) {
-    return Dispatch(to, [&](auto to_tag) {
+  return DispatchAll(from, [&](auto from_tag) {
+    return DispatchAll(to, [&](auto to_tag) {
       using F = decltype(from_tag);
       using T = decltype(to_tag);
       CastKernel<T, F>

@@ -2,6 +2,8 @@
 #ifndef EAGERVM_KERNELS_CUDA_DEVICE_UTIL_CUH_
 #define EAGERVM_KERNELS_CUDA_DEVICE_UTIL_CUH_
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -62,8 +64,15 @@ __device__ __forceinline__ T MaxOf(T a, T b) {
 }
 
 template <typename T>
+inline constexpr bool kIsHalf = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+template <typename T>
 __host__ __device__ __forceinline__ T FromScalar(ScalarArg s) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __double2half(s.f);  // one rounding, to nearest even
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __double2bfloat16(s.f);
+  } else if constexpr (std::is_same_v<T, bool>) {
     return s.i != 0;
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(s.f);
@@ -86,8 +95,46 @@ cudaError_t Dispatch(DT dt, F&& f) {
       return f(float{});
     case DT::kFloat64:
       return f(double{});
+    case DT::kUInt8:
+    case DT::kFloat16:
+    case DT::kBFloat16:
+      break;  // DispatchAll
   }
   return cudaErrorInvalidValue;
+}
+
+// Dispatch over every DT, uint8 and the 16-bit floats included: for the
+// kernels that only store or convert elements (Fill, Cast).
+template <typename F>
+cudaError_t DispatchAll(DT dt, F&& f) {
+  switch (dt) {
+    case DT::kUInt8:
+      return f(uint8_t{});
+    case DT::kFloat16:
+      return f(__half{});
+    case DT::kBFloat16:
+      return f(__nv_bfloat16{});
+    default:
+      return Dispatch(dt, f);
+  }
+}
+
+inline size_t ElemBytes(DT dt) {
+  switch (dt) {
+    case DT::kBool:
+    case DT::kUInt8:
+      return 1;
+    case DT::kFloat16:
+    case DT::kBFloat16:
+      return 2;
+    case DT::kInt32:
+    case DT::kFloat32:
+      return 4;
+    case DT::kInt64:
+    case DT::kFloat64:
+      return 8;
+  }
+  return 8;
 }
 
 }  // namespace eagervm::kernels::cuda

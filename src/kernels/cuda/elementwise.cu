@@ -158,7 +158,7 @@ cudaError_t WithUnaryOp(UnaryKind op, F&& f) {
 
 cudaError_t LaunchFill(DT dt, void* out, int64_t n, ScalarArg value, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
-  return Dispatch(dt, [&](auto tag) {
+  return DispatchAll(dt, [&](auto tag) {
     using T = decltype(tag);
     FillKernel<T><<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), n, FromScalar<T>(value));
     return cudaGetLastError();

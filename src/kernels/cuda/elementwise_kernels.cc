@@ -77,22 +77,22 @@ absl::Status CopyBytes(void* dst, const void* src, const TensorMeta& m, cudaStre
 }  // namespace
 
 void RegisterElementwiseKernels(internal::OpRegistry& r) {
-  RegisterCuda(r, builtin::kFill, kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kFill, kEvery, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.output_meta(0);
     return Launched(cuda::LaunchFill(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(),
                                      ToScalarArg(ctx.scalar(0), m.dtype), StreamOf(ctx)),
                     "Fill kernel launch");
   });
-  RegisterCuda(r, builtin::kFillInplace, kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kFillInplace, kEvery, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
     return Launched(cuda::LaunchFill(ToDT(m.dtype), ctx.raw_mutable_input(0), m.shape.numel(),
                                      ToScalarArg(ctx.scalar(0), m.dtype), StreamOf(ctx)),
                     "FillInplace kernel launch");
   });
-  RegisterCuda(r, builtin::kCopy, kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kCopy, kEvery, [](KernelContext& ctx) {
     return CopyBytes(ctx.raw_output(0), ctx.raw_input(0), ctx.input_meta(0), StreamOf(ctx));
   });
-  RegisterCuda(r, builtin::kCopyInto, kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kCopyInto, kEvery, [](KernelContext& ctx) {
     return CopyBytes(ctx.raw_mutable_input(0), ctx.raw_input(1), ctx.input_meta(0), StreamOf(ctx));
   });
 

@@ -44,6 +44,11 @@ inline void RegisterCuda(internal::OpRegistry& r, const internal::BuiltinOp& op,
 
 inline constexpr std::initializer_list<DType> kAll = {DType::kBool, DType::kInt32, DType::kInt64,
                                                       DType::kFloat32, DType::kFloat64};
+// kAll and uint8, float16, bfloat16: the ops that store, move or convert
+// elements (Fill, Copy, Cast, Transpose, strided copies).
+inline constexpr std::initializer_list<DType> kEvery = {
+    DType::kBool,    DType::kInt32, DType::kInt64,   DType::kFloat32,
+    DType::kFloat64, DType::kUInt8, DType::kFloat16, DType::kBFloat16};
 inline constexpr std::initializer_list<DType> kNumeric = {DType::kInt32, DType::kInt64,
                                                           DType::kFloat32, DType::kFloat64};
 inline constexpr std::initializer_list<DType> kFloat = {DType::kFloat32, DType::kFloat64};

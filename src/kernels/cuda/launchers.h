@@ -14,8 +14,8 @@
 
 namespace eagervm::kernels::cuda {
 
-// Same order as eagervm::DType.
-enum class DT : int { kBool, kInt32, kInt64, kFloat32, kFloat64 };
+// Same values as eagervm::DType.
+enum class DT : int { kBool, kInt32, kInt64, kFloat32, kFloat64, kUInt8, kFloat16, kBFloat16 };
 enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax };
 enum class UnaryKind : int { kRelu, kNeg, kExp, kLog, kSigmoid, kTanh, kSqrt };
 enum class ReduceKind : int { kSum, kMean, kMax };
@@ -49,6 +49,8 @@ struct StridedArgs {
 cudaError_t LaunchStridedCopy(int elem_bytes, bool scatter, void* dst, const void* src,
                               const StridedArgs& args, int64_t n, cudaStream_t stream);
 
+// Fill and Cast take every DT; the other launchers the first five (16-bit
+// floats run their float32 kernels through ops/widen.h, converted by Cast).
 cudaError_t LaunchFill(DT dt, void* out, int64_t n, ScalarArg value, cudaStream_t stream);
 // out = op(a, b) with broadcasting; `out` may alias `a` (AddInplace).
 cudaError_t LaunchBinary(BinaryKind op, DT dt, void* out, const void* a, const void* b,

@@ -93,6 +93,8 @@ cudaError_t LaunchTranspose(int elem_bytes, void* out, const void* x, int64_t ro
   switch (elem_bytes) {
     case 1:
       return Transpose<uint8_t>(out, x, rows, cols, s);
+    case 2:
+      return Transpose<uint16_t>(out, x, rows, cols, s);
     case 4:
       return Transpose<uint32_t>(out, x, rows, cols, s);
     case 8:

@@ -92,7 +92,7 @@ void RegisterMathKernels(internal::OpRegistry& r) {
   RegisterCuda(r, builtin::kSum, kNumeric, ReduceKernel(cuda::ReduceKind::kSum));
   RegisterCuda(r, builtin::kMean, kFloat, ReduceKernel(cuda::ReduceKind::kMean));
   RegisterCuda(r, builtin::kMax, kNumeric, ReduceKernel(cuda::ReduceKind::kMax));
-  RegisterCuda(r, builtin::kCast, kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kCast, kEvery, [](KernelContext& ctx) {
     return Launched(cuda::LaunchCast(ToDT(ctx.input_meta(0).dtype), ToDT(ctx.output_meta(0).dtype),
                                      ctx.raw_output(0), ctx.raw_input(0),
                                      ctx.input_meta(0).shape.numel(), StreamOf(ctx)),
@@ -118,7 +118,7 @@ void RegisterMathKernels(internal::OpRegistry& r) {
                                               key, lo, hi, top, StreamOf(ctx)),
                     "RandomUniform kernel launch");
   });
-  RegisterCuda(r, builtin::kTranspose, kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kTranspose, kEvery, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
     return Launched(cuda::LaunchTranspose(static_cast<int>(SizeOf(m.dtype)), ctx.raw_output(0),
                                           ctx.raw_input(0), m.shape[0], m.shape[1], StreamOf(ctx)),
@@ -128,7 +128,7 @@ void RegisterMathKernels(internal::OpRegistry& r) {
   // Strided views (ops/strided.h): the view's layout is in attrs {"shape",
   // "strides"}; its operand is the byte span it covers.
   for (const bool scatter : {false, true}) {
-    RegisterCuda(r, scatter ? builtin::kStridedCopyInto : builtin::kStridedCopy, kAll,
+    RegisterCuda(r, scatter ? builtin::kStridedCopyInto : builtin::kStridedCopy, kEvery,
                  [scatter](KernelContext& ctx) {
                    const auto& shape = std::get<std::vector<int64_t>>(ctx.attrs().at("shape"));
                    const auto& strides = std::get<std::vector<int64_t>>(ctx.attrs().at("strides"));
@@ -154,10 +154,12 @@ void RegisterMathKernels(internal::OpRegistry& r) {
 // The CUDA kernels of the built-in ops; called by RegisterBuiltinOps.
 void RegisterElementwiseKernels(internal::OpRegistry& r);
 void RegisterModelKernels(internal::OpRegistry& r);  // model_kernels.cc
+void RegisterHalfKernels(internal::OpRegistry& r);   // half_kernels.cc: after the float32 ones
 void RegisterCudaKernels(internal::OpRegistry& r) {
   RegisterElementwiseKernels(r);
   RegisterMathKernels(r);
   RegisterModelKernels(r);
+  RegisterHalfKernels(r);
 }
 
 }  // namespace eagervm::kernels::cuda_impl

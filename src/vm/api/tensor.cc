@@ -131,6 +131,8 @@ void PrintValues(std::ostream& os, const std::vector<T>& v) {
     if (i > 0) os << ", ";
     if constexpr (std::is_same_v<T, bool>)
       os << (v[i] ? "true" : "false");
+    else if constexpr (std::is_same_v<T, uint8_t>)
+      os << static_cast<int>(v[i]);  // a number, not a character
     else
       os << v[i];
   }

@@ -181,7 +181,8 @@ std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
             << " cuda_memory_limit=" << o.cuda_memory_limit << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
             << " oom_wait_ms=" << o.oom_wait_ms << " hang_timeout_ms=" << o.hang_timeout_ms
-            << " collectives_on_caller=" << o.collectives_on_caller << "}";
+            << " collectives_on_caller=" << o.collectives_on_caller
+            << " strict_dtypes=" << o.strict_dtypes << "}";
 }
 
 }  // namespace eagervm
