@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "base/str_cat.h"
 
@@ -45,20 +46,18 @@ bool FitsInteger(const Scalar& s) {
 }
 
 bool Fits(const Scalar& s, DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-    case DType::kFloat64:
+  return VisitDType(dtype, [&s](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_floating_point_v<T>) {
       return true;
-    case DType::kInt32:
-      return FitsInteger<int32_t>(s);
-    case DType::kInt64:
-      return FitsInteger<int64_t>(s);
-    case DType::kBool:
+    } else if constexpr (std::is_same_v<T, bool>) {
       if (s.is_bool()) return true;
       if (s.is_int()) return s.to<int64_t>() == 0 || s.to<int64_t>() == 1;
       return s.to<double>() == 0.0 || s.to<double>() == 1.0;
-  }
-  return false;
+    } else {
+      return FitsInteger<T>(s);
+    }
+  });
 }
 
 }  // namespace

@@ -46,23 +46,10 @@ struct Cast {
     const From* x = ctx.input<From>(0);
     void* out = ctx.raw_output(0);
     const int64_t n = ctx.input_meta(0).shape.numel();
-    switch (ctx.output_meta(0).dtype) {
-      case DType::kBool:
-        CastLoop(x, static_cast<bool*>(out), n);
-        break;
-      case DType::kInt32:
-        CastLoop(x, static_cast<int32_t*>(out), n);
-        break;
-      case DType::kInt64:
-        CastLoop(x, static_cast<int64_t*>(out), n);
-        break;
-      case DType::kFloat32:
-        CastLoop(x, static_cast<float*>(out), n);
-        break;
-      case DType::kFloat64:
-        CastLoop(x, static_cast<double*>(out), n);
-        break;
-    }
+    VisitDType(ctx.output_meta(0).dtype, [&](auto zero) {
+      using To = decltype(zero);
+      CastLoop(x, static_cast<To*>(out), n);
+    });
     return absl::OkStatus();
   }
 };
@@ -70,7 +57,7 @@ struct Cast {
 }  // namespace
 
 void RegisterCastCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Cast>(r, builtin::kCast, kAllTypes);
+  RegisterCpu<Cast>(r, builtin::kCast, kAllDTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -106,10 +106,10 @@ struct IndexSelect {
 }  // namespace
 
 void RegisterIndexCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<ArgReduce<true>::Kernel>(r, builtin::kArgmax, kNumericTypes);
-  RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericTypes);
-  RegisterCpu<OneHot>(r, builtin::kOneHot, kAllTypes);
-  RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllTypes);
+  RegisterCpu<ArgReduce<true>::Kernel>(r, builtin::kArgmax, kNumericDTypes);
+  RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericDTypes);
+  RegisterCpu<OneHot>(r, builtin::kOneHot, kAllDTypes);
+  RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllDTypes);
 }
 
 }  // namespace eagervm::kernels

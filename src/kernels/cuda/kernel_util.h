@@ -9,6 +9,7 @@
 #include "eagervm/custom_op.h"
 #include "kernels/cuda/launchers.h"
 #include "ops/builtin.h"
+#include "ops/dtype_sets.h"
 #include "ops/op_registry.h"
 
 namespace eagervm::kernels::cuda_impl {
@@ -42,11 +43,10 @@ inline void RegisterCuda(internal::OpRegistry& r, const internal::BuiltinOp& op,
   for (DType d : dtypes) (void)r.RegisterTypedKernel(op.name, DeviceType::kCUDA, d, fn);
 }
 
-inline constexpr std::initializer_list<DType> kAll = {DType::kBool, DType::kInt32, DType::kInt64,
-                                                      DType::kFloat32, DType::kFloat64};
-inline constexpr std::initializer_list<DType> kNumeric = {DType::kInt32, DType::kInt64,
-                                                          DType::kFloat32, DType::kFloat64};
-inline constexpr std::initializer_list<DType> kFloat = {DType::kFloat32, DType::kFloat64};
+// The dtype sets (ops/dtype_sets.h), shared with the op checks and the CPU.
+using internal::kAllDTypes;
+using internal::kFloatDTypes;
+using internal::kNumericDTypes;
 
 }  // namespace eagervm::kernels::cuda_impl
 
