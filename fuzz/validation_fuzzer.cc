@@ -29,6 +29,7 @@
 #endif
 #include "eagervm/eagervm.h"
 #include "random_program_ops.h"
+#include "vm/lifecycle/vm_options_env.h"
 
 namespace {
 
@@ -45,7 +46,7 @@ using Bytes = fuzz::ByteChoices;
 
 void FuzzEnv(const std::string& text) {
   std::vector<std::string> env;
-  const absl::Span<const base::EnvVar> vars = base::EnvVars();
+  const std::vector<const base::EnvVar*> vars = base::EnvVars();
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
@@ -54,7 +55,7 @@ void FuzzEnv(const std::string& text) {
     start = end + 1;
     // A first byte below 0x80 keeps the line as typed; else it names a variable.
     if (!line.empty() && static_cast<unsigned char>(line[0]) >= 0x80) {
-      const base::EnvVar& var = vars[static_cast<unsigned char>(line[0]) % vars.size()];
+      const base::EnvVar& var = *vars[static_cast<unsigned char>(line[0]) % vars.size()];
       const std::string value = line.substr(1);
       line = std::string(var.name) + "=" + value;
       absl::StatusOr<int64_t> bytes = base::ParseByteSize(value);
@@ -64,13 +65,13 @@ void FuzzEnv(const std::string& text) {
     env.push_back(std::move(line));
   }
   const base::ParsedEnv parsed = base::ParseEnv(env);
-  for (const auto& [var, value] : parsed.applied) {
+  for (const auto& [var, value] : parsed.values) {
     if (var->type == base::EnvType::kInt || var->type == base::EnvType::kByteSize) {
       const int64_t v = std::get<int64_t>(value);
       if (v < var->min || v > var->max) Die(std::string(var->name) + " applied out of range");
     }
   }
-  const absl::Status s = VirtualMachine::Configure(parsed.options);
+  const absl::Status s = VirtualMachine::Configure(vm::VmOptionsFromEnv(parsed));
   // The VM exists (LLVMFuzzerInitialize): valid options give FailedPrecondition.
   if (s.code() == absl::StatusCode::kInvalidArgument) {
     Die("ParseEnv gave options Configure() rejects: " + s.ToString());

@@ -7,15 +7,33 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "base/env_registry.h"
 #include "base/log.h"
 #include "eagervm/eagervm.h"
 #include "eagervm/log.h"
+#include "vm/lifecycle/vm_options_env.h"
 
 namespace eagervm {
 namespace {
+
+// The value of the variable `name` in `env`, or nullptr.
+const base::EnvValue* ValueOf(const base::ParsedEnv& env, std::string_view name) {
+  const base::EnvVar* var = base::FindEnvVar(name);
+  return var == nullptr ? nullptr : env.Find(*var);
+}
+
+// How many of `env`'s values set a VmOptions field (the rest are process
+// settings: the log level, the trace file).
+size_t OptionsApplied(const base::ParsedEnv& env) {
+  size_t n = 0;
+  VmOptions o;
+  for (const auto& [var, value] : env.values) n += vm::ApplyVmEnvVar(*var, value, &o);
+  return n;
+}
 
 std::string Print(const VmOptions& o) {
   std::ostringstream s;
@@ -70,7 +88,7 @@ TEST(Env, ReadOnceAtVmCreationWarnsAndExplicitOptionsWin) {
       << all;
   EXPECT_NE(all.find("info: EAGERVM_MAX_IN_FLIGHT is overridden"), std::string::npos) << all;
   EXPECT_EQ(GetLogLevel(), LogLevel::kInfo);
-  EXPECT_EQ(base::ParsedProcessEnv().log_level, LogLevel::kInfo);
+  EXPECT_EQ(base::EnvLogLevel(), LogLevel::kInfo);
   // FromEnv() saw the valid variable, and reads the environment once only.
   EXPECT_EQ(VmOptions::FromEnv().max_in_flight, 4096);
   setenv("EAGERVM_MAX_IN_FLIGHT", "8192", 1);
@@ -80,13 +98,12 @@ TEST(Env, ReadOnceAtVmCreationWarnsAndExplicitOptionsWin) {
 }
 
 TEST(Env, DefaultTextOfEveryVariableIsTheOptionsDefault) {
-  for (const base::EnvVar& var : base::EnvVars()) {
-    SCOPED_TRACE(var.name);
-    absl::StatusOr<base::EnvValue> v = base::ParseEnvValue(var, var.default_text);
+  for (const base::EnvVar* var : base::EnvVars()) {
+    SCOPED_TRACE(var->name);
+    absl::StatusOr<base::EnvValue> v = base::ParseEnvValue(*var, var->default_text);
     ASSERT_TRUE(v.ok()) << v.status();
-    if (var.apply == nullptr) continue;
     VmOptions o;
-    var.apply(*v, &o);
+    if (!vm::ApplyVmEnvVar(*var, *v, &o)) continue;  // a process setting
     EXPECT_EQ(Print(o), Print(VmOptions{}));
   }
 }
@@ -109,22 +126,26 @@ TEST(Env, EachVariableParses) {
   entries.push_back("NOT_EAGERVM_X=1");
   const base::ParsedEnv env = base::ParseEnv(entries);
   EXPECT_TRUE(env.warnings.empty()) << env.warnings[0];
-  EXPECT_EQ(env.options.cpu_streams, 4);
-  EXPECT_TRUE(env.options.compute_on_scheduler_thread);
-  EXPECT_EQ(env.options.inline_max_bytes, 4096);
-  EXPECT_EQ(env.options.donate_max_bytes, 2048);
-  EXPECT_TRUE(env.options.synchronous);
-  EXPECT_EQ(env.options.max_in_flight, 1000);
-  EXPECT_EQ(env.options.spin_us, 0);
-  EXPECT_EQ(env.options.cpu_memory_limit, int64_t{64} << 20);
-  EXPECT_EQ(env.options.cuda_memory_limit, int64_t{3} << 29);
-  EXPECT_EQ(env.options.oom_wait_ms, 10);
-  EXPECT_EQ(env.options.hang_timeout_ms, 5000);
-  EXPECT_TRUE(env.options.collectives_on_caller);
-  EXPECT_TRUE(env.options.strict_dtypes);
-  EXPECT_EQ(env.trace_path, "/tmp/run.json");
-  EXPECT_EQ(env.log_level, LogLevel::kDebug);
-  EXPECT_EQ(env.applied.size(), 13u);
+  const VmOptions options = vm::VmOptionsFromEnv(env);
+  EXPECT_EQ(options.cpu_streams, 4);
+  EXPECT_TRUE(options.compute_on_scheduler_thread);
+  EXPECT_EQ(options.inline_max_bytes, 4096);
+  EXPECT_EQ(options.donate_max_bytes, 2048);
+  EXPECT_TRUE(options.synchronous);
+  EXPECT_EQ(options.max_in_flight, 1000);
+  EXPECT_EQ(options.spin_us, 0);
+  EXPECT_EQ(options.cpu_memory_limit, int64_t{64} << 20);
+  EXPECT_EQ(options.cuda_memory_limit, int64_t{3} << 29);
+  EXPECT_EQ(options.oom_wait_ms, 10);
+  EXPECT_EQ(options.hang_timeout_ms, 5000);
+  EXPECT_TRUE(options.collectives_on_caller);
+  EXPECT_TRUE(options.strict_dtypes);
+  ASSERT_NE(ValueOf(env, "EAGERVM_TRACE"), nullptr);
+  EXPECT_EQ(std::get<std::string>(*ValueOf(env, "EAGERVM_TRACE")), "/tmp/run.json");
+  ASSERT_NE(ValueOf(env, "EAGERVM_LOG_LEVEL"), nullptr);
+  EXPECT_EQ(std::get<LogLevel>(*ValueOf(env, "EAGERVM_LOG_LEVEL")), LogLevel::kDebug);
+  EXPECT_EQ(env.values.size(), 15u);
+  EXPECT_EQ(OptionsApplied(env), 13u);
   // Every registered variable was covered above.
   EXPECT_EQ(base::EnvVars().size(), 15u) << "a new variable needs a case in this test";
 }
@@ -137,8 +158,8 @@ TEST(Env, EveryOptionsVariableShowsInThePrintedOptions) {
     SCOPED_TRACE(entry);
     const base::ParsedEnv env = base::ParseEnv({entry});
     ASSERT_TRUE(env.warnings.empty()) << env.warnings[0];
-    if (env.applied.empty()) continue;  // a process setting, not a VmOptions field
-    EXPECT_NE(Print(env.options), Print(VmOptions{}));
+    if (OptionsApplied(env) == 0) continue;  // a process setting, not a VmOptions field
+    EXPECT_NE(Print(vm::VmOptionsFromEnv(env)), Print(VmOptions{}));
   }
 }
 
@@ -164,9 +185,9 @@ TEST(Env, BadValuesWarnAndKeepTheDefault) {
   EXPECT_NE(env.warnings[5].find("EAGERVM_MAX_IN_FLIGHT"), std::string::npos);
   EXPECT_NE(env.warnings[6].find("unknown environment variable EAGERVM_TOTALLY_UNKNOWN"),
             std::string::npos);
-  EXPECT_EQ(Print(env.options), Print(VmOptions{}));
-  EXPECT_EQ(env.log_level, LogLevel::kWarning);
-  EXPECT_TRUE(env.applied.empty());
+  EXPECT_EQ(Print(vm::VmOptionsFromEnv(env)), Print(VmOptions{}));
+  EXPECT_EQ(ValueOf(env, "EAGERVM_LOG_LEVEL"), nullptr);
+  EXPECT_TRUE(env.values.empty());
 }
 
 TEST(Env, DocsTableMatchesTheRegistry) {
@@ -181,8 +202,8 @@ TEST(Env, DocsTableMatchesTheRegistry) {
   EXPECT_NE(doc.str().find(table), std::string::npos)
       << "docs/env.md is out of date; replace its table with:\n"
       << table;
-  for (const base::EnvVar& var : base::EnvVars()) {
-    EXPECT_NE(doc.str().find(var.name), std::string::npos) << var.name;
+  for (const base::EnvVar* var : base::EnvVars()) {
+    EXPECT_NE(doc.str().find(var->name), std::string::npos) << var->name;
   }
 }
 

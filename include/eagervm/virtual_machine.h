@@ -114,7 +114,7 @@ struct EAGERVM_EXPORT VmStats {
   uint64_t received = 0;    // instructions received
   uint64_t dispatched = 0;  // handed to a stream
   // Retired: done (computed, failed or forwarded an error) and let go by the
-  // scheduler, its successors released to run.
+  // scheduler, its successors free to run.
   uint64_t finished = 0;
   uint64_t failed = 0;   // instructions whose compute failed (not forwarded errors)
   uint64_t batched = 0;  // handed to a worker in one batch with the one before
@@ -191,7 +191,7 @@ class EAGERVM_EXPORT VirtualMachine {
   bool IsShutDown() const;
   // Any thread (a debugger's `call`, a watchdog; not a signal handler: it
   // allocates and takes locks). A multi-line report of what the VM is doing:
-  // counters, and each lively instruction (received, not yet released) with
+  // counters, and each lively instruction (received, not yet retired) with
   // its op, stream, state, the instructions it still waits for and how long it
   // has been running (times only with hang_timeout_ms on). Asks the scheduler
   // thread for it and blocks up to ~0.5 s; a scheduler that does not answer

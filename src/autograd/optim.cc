@@ -28,6 +28,19 @@ absl::StatusOr<Tensor> GradOf(const Tensor& p, size_t i, const char* opt) {
   return g;
 }
 
+// Every parameter's gradient (undefined: skip that parameter), checked all
+// before any is updated, so a bad parameter leaves every one unchanged.
+absl::StatusOr<std::vector<Tensor>> GradsOf(const std::vector<Tensor>& params, const char* opt) {
+  std::vector<Tensor> grads;
+  grads.reserve(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    absl::StatusOr<Tensor> g = GradOf(params[i], i, opt);
+    if (!g.ok()) return g.status();
+    grads.push_back(*std::move(g));
+  }
+  return grads;
+}
+
 std::vector<Tensor> ZerosLike(const std::vector<Tensor>& params) {
   std::vector<Tensor> out;
   for (const Tensor& p : params) out.push_back(Zeros(p.shape(), p.dtype(), p.device()));
@@ -42,12 +55,7 @@ Sgd::Sgd(std::vector<Tensor> params, double lr, double momentum, double weight_d
 }
 
 absl::Status Sgd::Step() {
-  std::vector<Tensor> grads;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    absl::StatusOr<Tensor> g = GradOf(params_[i], i, "Sgd");
-    if (!g.ok()) return g.status();
-    grads.push_back(*std::move(g));
-  }
+  EAGERVM_ASSIGN_OR_RETURN(const std::vector<Tensor> grads, GradsOf(params_, "Sgd"));
   autograd::NoGradGuard no_grad;
   for (size_t i = 0; i < params_.size(); ++i) {
     if (!grads[i].defined()) continue;
@@ -82,12 +90,7 @@ Adam::Adam(std::vector<Tensor> params, double lr, double beta1, double beta2, do
 }
 
 absl::Status Adam::Step() {
-  std::vector<Tensor> grads;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    absl::StatusOr<Tensor> g = GradOf(params_[i], i, "Adam");
-    if (!g.ok()) return g.status();
-    grads.push_back(*std::move(g));
-  }
+  EAGERVM_ASSIGN_OR_RETURN(const std::vector<Tensor> grads, GradsOf(params_, "Adam"));
   autograd::NoGradGuard no_grad;
   // Bias corrections as 0-d tensors (not host numbers), so a captured step
   // replays with the right step count.

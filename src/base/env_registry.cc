@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "base/byte_size.h"
 #include "base/log.h"
+#include "base/mutex.h"
 
 extern char** environ;
 
@@ -16,69 +17,22 @@ namespace {
 
 constexpr std::string_view kPrefix = "EAGERVM_";
 
-int64_t AsInt(const EnvValue& v) { return std::get<int64_t>(v); }
-bool AsBool(const EnvValue& v) { return std::get<bool>(v); }
-
-// The table. To add a variable: add a VmOptions field (with its default), a
-// row here whose default_text parses to that default, and regenerate the
-// table in docs/env.md (env_test prints it when they differ).
-const EnvVar kVars[] = {
-    {"EAGERVM_CPU_STREAMS", EnvType::kInt, "2",
-     "Compute streams (and worker threads) on the CPU; `Stream(Device::Cpu(), i)` needs "
-     "`i` below it.",
-     1, 64, [](const EnvValue& v, VmOptions* o) { o->cpu_streams = static_cast<int>(AsInt(v)); }},
-    {"EAGERVM_COMPUTE_ON_SCHEDULER_THREAD", EnvType::kBool, "false",
-     "Run CPU kernels on the scheduler thread (no hand-off per op, no stream parallelism).", 0, 1,
-     [](const EnvValue& v, VmOptions* o) { o->compute_on_scheduler_thread = AsBool(v); }},
-    {"EAGERVM_INLINE_MAX_BYTES", EnvType::kByteSize, "16KiB",
-     "Small CPU op calls (operands up to this many bytes, of ops that allow it) run on the "
-     "scheduler thread when their stream is idle, skipping the handoff to its worker (`0`: never).",
-     0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->inline_max_bytes = AsInt(v); }},
-    {"EAGERVM_DONATE_MAX_BYTES", EnvType::kByteSize, "1MiB",
-     "Op calls and releases (operands up to this many bytes) made while nothing is in flight "
-     "run on the calling thread instead of being queued (`0`: always queue).",
-     0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->donate_max_bytes = AsInt(v); }},
-    {"EAGERVM_SYNCHRONOUS", EnvType::kBool, "false",
-     "Deterministic debugging mode: no VM threads; each submission runs on the calling thread "
-     "before it returns.",
-     0, 1, [](const EnvValue& v, VmOptions* o) { o->synchronous = AsBool(v); }},
-    {"EAGERVM_MAX_IN_FLIGHT", EnvType::kInt, "65536",
-     "Back-pressure: a submitting thread blocks while more instructions than this are in "
-     "flight, until half have finished.",
-     2, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->max_in_flight = AsInt(v); }},
-    {"EAGERVM_SPIN_US", EnvType::kInt, "100",
-     "Microseconds VM threads spin for more work before they park (0: park at once).", 0, 1'000'000,
-     [](const EnvValue& v, VmOptions* o) { o->spin_us = AsInt(v); }},
-    {"EAGERVM_CPU_MEMORY_LIMIT", EnvType::kByteSize, "0",
-     "Bytes the CPU allocators may hold from the system, all CPU streams together "
-     "(`0`: unlimited).",
-     0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->cpu_memory_limit = AsInt(v); }},
-    {"EAGERVM_CUDA_MEMORY_LIMIT", EnvType::kByteSize, "0",
-     "Bytes of live tensors per CUDA device (`0`: the device's memory).", 0, INT64_MAX,
-     [](const EnvValue& v, VmOptions* o) { o->cuda_memory_limit = AsInt(v); }},
-    {"EAGERVM_OOM_WAIT_MS", EnvType::kInt, "250",
-     "Out of memory: how long an allocation waits for other streams to free memory before it "
-     "fails with `RESOURCE_EXHAUSTED`.",
-     0, 3'600'000, [](const EnvValue& v, VmOptions* o) { o->oom_wait_ms = AsInt(v); }},
-    {"EAGERVM_HANG_TIMEOUT_MS", EnvType::kInt, "0",
-     "Hang diagnostics: a blocking call that sees no instruction finish for this long returns "
-     "`DEADLINE_EXCEEDED` and logs what the VM is doing (`0`: wait forever).",
-     0, 86'400'000, [](const EnvValue& v, VmOptions* o) { o->hang_timeout_ms = AsInt(v); }},
-    {"EAGERVM_COLLECTIVES_ON_CALLER", EnvType::kBool, "false",
-     "A CPU collective submitted to an idle VM runs on the submitting thread, which blocks "
-     "until it is done (lower latency; collectives otherwise never block).",
-     0, 1, [](const EnvValue& v, VmOptions* o) { o->collectives_on_caller = AsBool(v); }},
-    {"EAGERVM_STRICT_DTYPES", EnvType::kBool, "false",
-     "A binary op on two dtypes is `INVALID_ARGUMENT` naming both instead of computing in "
-     "their promoted dtype (docs/ops.md, \"Dtype promotion\").",
-     0, 1, [](const EnvValue& v, VmOptions* o) { o->strict_dtypes = AsBool(v); }},
-    {"EAGERVM_TRACE", EnvType::kString, "",
-     "Trace the whole run to this Chrome/Perfetto JSON file, written at `Shutdown()` or exit "
-     "(docs/tracing.md)."},
-    {"EAGERVM_LOG_LEVEL", EnvType::kLogLevel, "warning",
-     "Least severe message logged: `debug`, `info`, `warning`, `error` or `off`; "
-     "`SetLogLevel()` wins."},
+// The registered tables. Leaked: read during static destruction too (the
+// logger asks for its level at any time).
+struct Registry {
+  Mutex mu;
+  std::vector<std::pair<int, std::vector<const EnvVar*>>> tables ABSL_GUARDED_BY(mu);
+  std::vector<const EnvVar*> vars ABSL_GUARDED_BY(mu);  // flattened, in doc order
+  int generation ABSL_GUARDED_BY(mu) = 0;               // bumped per registration
+  // The process environment's parse and the generation it saw (leaked too:
+  // a reference handed out stays valid after a re-parse).
+  const ParsedEnv* parsed ABSL_GUARDED_BY(mu) = nullptr;
+  int parsed_generation ABSL_GUARDED_BY(mu) = -1;
 };
+Registry& TheRegistry() {
+  static Registry* r = new Registry;
+  return *r;
+}
 
 const char* Expected(EnvType t) {
   switch (t) {
@@ -130,11 +84,34 @@ std::string_view ToString(EnvType type) {
   return "?";
 }
 
-absl::Span<const EnvVar> EnvVars() { return kVars; }
+EnvVarsRegistration::EnvVarsRegistration(int doc_rank, std::vector<const EnvVar*> vars) {
+  Registry& r = TheRegistry();
+  MutexLock lock(&r.mu);
+  auto at = std::upper_bound(r.tables.begin(), r.tables.end(), doc_rank,
+                             [](int rank, const auto& table) { return rank < table.first; });
+  r.tables.emplace(at, doc_rank, std::move(vars));
+  r.vars.clear();
+  for (const auto& [rank, table] : r.tables)
+    r.vars.insert(r.vars.end(), table.begin(), table.end());
+  ++r.generation;
+}
+
+std::vector<const EnvVar*> EnvVars() {
+  Registry& r = TheRegistry();
+  MutexLock lock(&r.mu);
+  return r.vars;
+}
 
 const EnvVar* FindEnvVar(std::string_view name) {
-  for (const EnvVar& v : kVars) {
-    if (name == v.name) return &v;
+  for (const EnvVar* v : EnvVars()) {
+    if (name == v->name) return v;
+  }
+  return nullptr;
+}
+
+const EnvValue* ParsedEnv::Find(const EnvVar& var) const {
+  for (const auto& [v, value] : values) {
+    if (v == &var) return &value;
   }
   return nullptr;
 }
@@ -183,20 +160,26 @@ absl::StatusOr<EnvValue> ParseEnvValue(const EnvVar& var, std::string_view text)
 
 ParsedEnv ParseEnv(const std::vector<std::string>& env) {
   ParsedEnv out;
+  const std::vector<const EnvVar*> vars = EnvVars();
   for (const std::string& entry : env) {
     const std::string_view e(entry);
     if (e.substr(0, kPrefix.size()) != kPrefix) continue;
     const size_t eq = e.find('=');
     const std::string_view name = e.substr(0, eq);
     const std::string_view text = eq == std::string_view::npos ? "" : e.substr(eq + 1);
-    const EnvVar* var = FindEnvVar(name);
+    const EnvVar* var = nullptr;
+    for (const EnvVar* v : vars) {
+      if (name == v->name) var = v;
+    }
     if (var == nullptr) {
-      const EnvVar* best = &kVars[0];
-      for (const EnvVar& v : kVars) {
-        if (Distance(name, v.name) < Distance(name, best->name)) best = &v;
+      const EnvVar* best = nullptr;
+      for (const EnvVar* v : vars) {
+        if (best == nullptr || Distance(name, v->name) < Distance(name, best->name)) best = v;
       }
       std::string w = Cat("unknown environment variable ", name, " ignored");
-      if (Distance(name, best->name) <= 3) w += Cat(" (did you mean ", best->name, "?)");
+      if (best != nullptr && Distance(name, best->name) <= 3) {
+        w += Cat(" (did you mean ", best->name, "?)");
+      }
       out.warnings.push_back(Cat(w, "; the known EAGERVM_* variables are listed in docs/env.md"));
       continue;
     }
@@ -206,14 +189,7 @@ ParsedEnv ParseEnv(const std::vector<std::string>& env) {
           Cat(value.status().message(), "; using the default (", var->default_text, ")"));
       continue;
     }
-    if (var->apply != nullptr) {
-      var->apply(*value, &out.options);
-      out.applied.emplace_back(var, *value);
-    } else if (var->type == EnvType::kLogLevel) {
-      out.log_level = std::get<LogLevel>(*value);
-    } else {
-      out.trace_path = std::get<std::string>(*value);
-    }
+    out.values.emplace_back(var, *std::move(value));
   }
   return out;
 }
@@ -221,14 +197,33 @@ ParsedEnv ParseEnv(const std::vector<std::string>& env) {
 const ParsedEnv& ParsedProcessEnv() {
   // Logs nothing: the logger's level comes from here, so a message from this
   // initialiser would re-enter it.
-  static const ParsedEnv* parsed = [] {
-    std::vector<std::string> env;
+  // The EAGERVM_* entries, copied once: later setenv() calls are not seen.
+  static const std::vector<std::string>* entries = [] {
+    auto* env = new std::vector<std::string>;
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-      if (std::string_view(*e).substr(0, kPrefix.size()) == kPrefix) env.emplace_back(*e);
+      if (std::string_view(*e).substr(0, kPrefix.size()) == kPrefix) env->emplace_back(*e);
     }
-    return new ParsedEnv(ParseEnv(env));  // leaked: read during static destruction too
+    return env;
   }();
-  return *parsed;
+  Registry& r = TheRegistry();
+  int generation;
+  {
+    MutexLock lock(&r.mu);
+    if (r.parsed != nullptr && r.parsed_generation == r.generation) return *r.parsed;
+    generation = r.generation;
+  }
+  // Parsed outside the lock (ParseEnv reads the registry). Normally once:
+  // again only if a table was registered since the last parse (during
+  // static initialisation).
+  auto* parsed = new ParsedEnv(ParseEnv(*entries));
+  MutexLock lock(&r.mu);
+  if (r.parsed == nullptr || r.parsed_generation < generation) {
+    r.parsed = parsed;  // an earlier parse is leaked: references to it stay valid
+    r.parsed_generation = generation;
+  } else {
+    delete parsed;
+  }
+  return *r.parsed;
 }
 
 const ParsedEnv& ProcessEnv() {
@@ -243,10 +238,10 @@ const ParsedEnv& ProcessEnv() {
 
 std::string EnvDocTable() {
   std::string t = "| Variable | Type | Default | Meaning |\n|---|---|---|---|\n";
-  for (const EnvVar& v : kVars) {
-    t += Cat("| `", v.name, "` | ", ToString(v.type), " | ",
-             *v.default_text ? Cat("`", v.default_text, "`") : std::string("(unset)"), " | ", v.doc,
-             " |\n");
+  for (const EnvVar* v : EnvVars()) {
+    t += Cat("| `", v->name, "` | ", ToString(v->type), " | ",
+             *v->default_text ? Cat("`", v->default_text, "`") : std::string("(unset)"), " | ",
+             v->doc, " |\n");
   }
   return t;
 }

@@ -11,6 +11,20 @@
 
 namespace eagervm {
 namespace base {
+namespace {
+// Base's table of the environment registry (base/env_registry.h).
+const EnvVar kLogLevelVar = {
+    "EAGERVM_LOG_LEVEL", EnvType::kLogLevel, "warning",
+    "Least severe message logged: `debug`, `info`, `warning`, `error` or `off`; "
+    "`SetLogLevel()` wins."};
+const EnvVarsRegistration kLogEnvVars(/*doc_rank=*/2, {&kLogLevelVar});
+}  // namespace
+
+LogLevel EnvLogLevel() {
+  const EnvValue* v = ParsedProcessEnv().Find(kLogLevelVar);
+  return v != nullptr ? std::get<LogLevel>(*v) : LogLevel::kWarning;
+}
+
 namespace internal {
 std::atomic<int> g_log_level{kLevelUnset};
 
@@ -18,7 +32,7 @@ int InitLogLevel() {
   // EAGERVM_LOG_LEVEL through the environment registry (default: warning). A
   // bad value is one of the registry's warnings, which ProcessEnv() logs
   // through here; ParsedProcessEnv() logs nothing, so this cannot recurse.
-  const LogLevel level = ParsedProcessEnv().log_level;
+  const LogLevel level = EnvLogLevel();
   int expected = kLevelUnset;
   g_log_level.compare_exchange_strong(expected, static_cast<int>(level), std::memory_order_relaxed);
   return g_log_level.load(std::memory_order_relaxed);

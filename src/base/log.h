@@ -34,6 +34,10 @@ void LogMessage(LogLevel level, std::string_view message);
 // "debug", "info", "warning" (or "warn"), "error", "off"; case-insensitive.
 std::optional<LogLevel> ParseLogLevel(std::string_view text);
 
+// EAGERVM_LOG_LEVEL from the process environment (base/env_registry.h), or
+// kWarning when it is unset or bad; SetLogLevel() wins over it. Thread-safe.
+LogLevel EnvLogLevel();
+
 }  // namespace eagervm::base
 
 #define EAGERVM_LOG(level, ...)                                                                   \

@@ -1,4 +1,6 @@
-// CPU relax hint and a monotonic nanosecond clock (NowNanos) for bounded spinning.
+// CPU relax hint, a monotonic nanosecond clock (NowNanos) for bounded
+// spinning, and SpinThenPark, the one spin-then-park wait of base's
+// synchronisation (Notifier, SyncWaiter).
 #ifndef EAGERVM_BASE_SPIN_H_
 #define EAGERVM_BASE_SPIN_H_
 
@@ -30,6 +32,28 @@ inline int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// Waits for `ready()`: spins up to `spin_ns` (relaxing the CPU, yielding
+// every 64 spins, SpinYield), then, if still not ready, calls `park()`, which
+// sleeps until ready or gives up, and returns its result. Returns true at
+// once if ready without parking. `ready` is called often: an atomic load.
+template <typename Ready, typename Park>
+inline bool SpinThenPark(int64_t spin_ns, Ready&& ready, Park&& park) {
+  if (ready()) return true;
+  if (spin_ns > 0) {
+    const int64_t deadline = NowNanos() + spin_ns;
+    int iter = 0;
+    while (!ready()) {
+      CpuRelax();
+      if ((++iter & 63) == 0) {
+        if (NowNanos() > deadline) break;
+        SpinYield();
+      }
+    }
+  }
+  if (ready()) return true;
+  return park();
 }
 
 }  // namespace eagervm::base

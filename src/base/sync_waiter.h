@@ -40,35 +40,10 @@ class SyncWaiter {
   // Signal from the VM) carries on where this one stopped. True once signalled.
   bool WaitFor(int64_t spin_ns, int64_t timeout_ns) {
     const int64_t start = NowNanos();
-    if (state_.load(std::memory_order_acquire) != kFinal && spin_ns > 0) {
-      const int64_t deadline = start + spin_ns;
-      int iter = 0;
-      while (state_.load(std::memory_order_acquire) != kFinal) {
-        CpuRelax();
-        if ((++iter & 63) == 0) {
-          if (NowNanos() > deadline) break;
-          SpinYield();
-        }
-      }
-    }
-    if (state_.load(std::memory_order_acquire) != kFinal) {
-      MutexLock lock(&mu_);
-      int expected = kWaiting;
-      // kParked already: an earlier WaitFor gave up while parked.
-      if (state_.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel) ||
-          expected == kParked) {
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::nanoseconds(timeout_ns - (NowNanos() - start));
-        while (state_.load(std::memory_order_acquire) == kParked) {
-          if (timeout_ns < 0) {
-            cv_.Wait(&mu_);
-          } else if (cv_.WaitWithDeadline(&mu_, deadline) &&
-                     state_.load(std::memory_order_acquire) == kParked) {
-            return false;
-          }
-        }
-      }
-    }
+    const bool signalled = SpinThenPark(
+        spin_ns, [this] { return state_.load(std::memory_order_acquire) == kFinal; },
+        [&] { return Park(start, timeout_ns); });
+    if (!signalled) return false;
     // Woken (or signalled mid-park): the signaller's last store is due. It
     // may have been preempted by this very thread (a woken thread often
     // lands on its waker's core), so after a short spin give it the CPU;
@@ -82,6 +57,28 @@ class SyncWaiter {
 
  private:
   enum : int { kWaiting = 0, kParked = 1, kSignaled = 2, kFinal = 3 };
+
+  // WaitFor after its spin: sleeps until signalled (true) or `timeout_ns`
+  // from `start` has passed (false).
+  bool Park(int64_t start, int64_t timeout_ns) {
+    MutexLock lock(&mu_);
+    int expected = kWaiting;
+    // kParked already: an earlier WaitFor gave up while parked.
+    if (state_.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel) ||
+        expected == kParked) {
+      const auto deadline = std::chrono::steady_clock::now() +
+                            std::chrono::nanoseconds(timeout_ns - (NowNanos() - start));
+      while (state_.load(std::memory_order_acquire) == kParked) {
+        if (timeout_ns < 0) {
+          cv_.Wait(&mu_);
+        } else if (cv_.WaitWithDeadline(&mu_, deadline) &&
+                   state_.load(std::memory_order_acquire) == kParked) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
   std::atomic<int> state_{kWaiting};
   Mutex mu_;  // guards no field: orders parking against the wake-up
   CondVar cv_;

@@ -69,8 +69,8 @@ class InferCache {
   static constexpr int kSlots = 16;
 
   // The calling thread's remembered inference of this call, or null (then
-  // LookupOrInsert). Inline, no hashing: the thread's last call only. Valid
-  // until the thread's next LookupOrInsert.
+  // Find, and Insert on a miss). Inline, no hashing: the thread's last call
+  // only. Valid until the thread's next Insert.
   static const InferEntry* FindLast(const OpDef& def, absl::Span<const Tensor* const> inputs,
                                     const Attrs& attrs) {
     const InferCache* cache = internal_infer::t_cache;

@@ -1,6 +1,7 @@
 #include "ops/op_checks.h"
 
 #include "base/str_cat.h"
+#include "ops/dtype_sets.h"
 #include "ops/op_util.h"
 #include "ops/submit_op.h"
 
@@ -33,6 +34,13 @@ absl::Status CheckSameMeta(const Tensor& a, const Tensor& b, std::string_view op
   }
   return absl::OkStatus();
 }
+
+// The two checks below are the sets of ops/dtype_sets.h, which the kernels
+// register for: numeric is every dtype but bool, floating is IsFloating.
+static_assert(kNumericDTypes.size() == kNumDTypes - 1 && !InDTypeSet(kNumericDTypes, DType::kBool));
+static_assert(kFloatDTypes.size() == 2 && InDTypeSet(kFloatDTypes, DType::kFloat32) &&
+              InDTypeSet(kFloatDTypes, DType::kFloat64) && IsFloating(DType::kFloat32) &&
+              IsFloating(DType::kFloat64) && !IsFloating(DType::kInt64));
 
 absl::Status CheckNumeric(const Tensor& t, std::string_view op) {
   if (t.dtype() == DType::kBool) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "base/str_cat.h"
 
@@ -61,8 +62,10 @@ bool Fits(const Scalar& s, DType dtype) {
       if (s.is_bool()) return true;
       if (s.is_int()) return s.to<int64_t>() == 0 || s.to<int64_t>() == 1;
       return s.to<double>() == 0.0 || s.to<double>() == 1.0;
-  }
-  return false;
+    } else {
+      return FitsInteger<T>(s);
+    }
+  });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <variant>
 
 #include "base/env_registry.h"
 #include "base/log.h"
@@ -16,10 +17,24 @@ namespace eagervm::profiler {
 namespace {
 // Set once at VM creation; read at shutdown, possibly on another thread.
 std::atomic<bool> env_trace_started{false};
+
+// The profiler's table of the environment registry (base/env_registry.h).
+const base::EnvVar kTraceVar = {
+    "EAGERVM_TRACE", base::EnvType::kString, "",
+    "Trace the whole run to this Chrome/Perfetto JSON file, written at `Shutdown()` or exit "
+    "(docs/tracing.md)."};
+const base::EnvVarsRegistration kTraceEnvVars(/*doc_rank=*/1, {&kTraceVar});
+
+// EAGERVM_TRACE's value; empty when unset.
+const std::string& TracePath() {
+  static const std::string empty;
+  const base::EnvValue* v = base::ProcessEnv().Find(kTraceVar);
+  return v != nullptr ? std::get<std::string>(*v) : empty;
+}
 }  // namespace
 
 void StartEnvTrace() {
-  const std::string& path = base::ProcessEnv().trace_path;
+  const std::string& path = TracePath();
   if (path.empty()) return;
   // The file is written at the end of the run; a path that cannot be written
   // (no such folder, no permission) is said now, not after the whole run.
@@ -42,7 +57,7 @@ void StartEnvTrace() {
 
 void FinishEnvTrace() {
   if (!env_trace_started.load(std::memory_order_acquire) || !SessionActive()) return;
-  const std::string& path = base::ProcessEnv().trace_path;
+  const std::string& path = TracePath();
   ChromeTraceWriter writer(path);
   absl::Status s = StopSession(&writer);
   if (!s.ok()) {

@@ -51,10 +51,10 @@ struct CopyInto {  // self = other
 }  // namespace
 
 void RegisterBasicCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Fill>(r, builtin::kFill, kAllTypes);
-  RegisterCpu<FillInplace>(r, builtin::kFillInplace, kAllTypes);
-  RegisterCpu<Copy>(r, builtin::kCopy, kAllTypes);
-  RegisterCpu<CopyInto>(r, builtin::kCopyInto, kAllTypes);
+  RegisterCpu<Fill>(r, builtin::kFill, kAllDTypes);
+  RegisterCpu<FillInplace>(r, builtin::kFillInplace, kAllDTypes);
+  RegisterCpu<Copy>(r, builtin::kCopy, kAllDTypes);
+  RegisterCpu<CopyInto>(r, builtin::kCopyInto, kAllDTypes);
   RegisterCpuTyped<Fill, uint8_t, Half, BFloat16>(r, builtin::kFill);
   RegisterCpuTyped<FillInplace, uint8_t, Half, BFloat16>(r, builtin::kFillInplace);
   RegisterCpuTyped<Copy, uint8_t, Half, BFloat16>(r, builtin::kCopy);

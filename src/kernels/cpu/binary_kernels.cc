@@ -157,17 +157,17 @@ struct MulScalarInplace {  // self *= scalar(0)
 }  // namespace
 
 void RegisterBinaryCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Binary<AddOp>::Kernel>(r, builtin::kAdd, kNumericTypes);
-  RegisterCpu<Binary<SubOp>::Kernel>(r, builtin::kSub, kNumericTypes);
-  RegisterCpu<Binary<MulOp>::Kernel>(r, builtin::kMul, kNumericTypes);
-  RegisterCpu<Binary<DivOp>::Kernel>(r, builtin::kDiv, kNumericTypes);
-  RegisterCpu<Binary<MaxOp>::Kernel>(r, builtin::kMaximum, kNumericTypes);
-  RegisterCpu<AddInplace>(r, builtin::kAddInplace, kNumericTypes);
-  RegisterCpu<WithScalar<AddOp>::Kernel>(r, builtin::kAddScalar, kNumericTypes);
-  RegisterCpu<WithScalar<SubOp>::Kernel>(r, builtin::kSubScalar, kNumericTypes);
-  RegisterCpu<WithScalar<MulOp>::Kernel>(r, builtin::kMulScalar, kNumericTypes);
-  RegisterCpu<WithScalar<DivOp>::Kernel>(r, builtin::kDivScalar, kNumericTypes);
-  RegisterCpu<MulScalarInplace>(r, builtin::kMulScalarInplace, kNumericTypes);
+  RegisterCpu<Binary<AddOp>::Kernel>(r, builtin::kAdd, kNumericDTypes);
+  RegisterCpu<Binary<SubOp>::Kernel>(r, builtin::kSub, kNumericDTypes);
+  RegisterCpu<Binary<MulOp>::Kernel>(r, builtin::kMul, kNumericDTypes);
+  RegisterCpu<Binary<DivOp>::Kernel>(r, builtin::kDiv, kNumericDTypes);
+  RegisterCpu<Binary<MaxOp>::Kernel>(r, builtin::kMaximum, kNumericDTypes);
+  RegisterCpu<AddInplace>(r, builtin::kAddInplace, kNumericDTypes);
+  RegisterCpu<WithScalar<AddOp>::Kernel>(r, builtin::kAddScalar, kNumericDTypes);
+  RegisterCpu<WithScalar<SubOp>::Kernel>(r, builtin::kSubScalar, kNumericDTypes);
+  RegisterCpu<WithScalar<MulOp>::Kernel>(r, builtin::kMulScalar, kNumericDTypes);
+  RegisterCpu<WithScalar<DivOp>::Kernel>(r, builtin::kDivScalar, kNumericDTypes);
+  RegisterCpu<MulScalarInplace>(r, builtin::kMulScalarInplace, kNumericDTypes);
   RegisterCpuTyped<Binary<AddOp>::Kernel, uint8_t>(r, builtin::kAdd);
   RegisterCpuTyped<Binary<SubOp>::Kernel, uint8_t>(r, builtin::kSub);
   RegisterCpuTyped<Binary<MulOp>::Kernel, uint8_t>(r, builtin::kMul);

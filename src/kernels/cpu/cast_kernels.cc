@@ -76,7 +76,7 @@ struct Cast {
 }  // namespace
 
 void RegisterCastCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Cast>(r, builtin::kCast, kAllTypes);
+  RegisterCpu<Cast>(r, builtin::kCast, kAllDTypes);
   RegisterCpuTyped<Cast, uint8_t, Half, BFloat16>(r, builtin::kCast);
 }
 

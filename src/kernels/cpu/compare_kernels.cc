@@ -236,16 +236,16 @@ struct Pow {
 }  // namespace
 
 void RegisterCompareCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Cmp<EqOp>::Kernel>(r, builtin::kEq, kAllTypes);
-  RegisterCpu<Cmp<NeOp>::Kernel>(r, builtin::kNe, kAllTypes);
-  RegisterCpu<Cmp<LtOp>::Kernel>(r, builtin::kLt, kAllTypes);
-  RegisterCpu<Cmp<LeOp>::Kernel>(r, builtin::kLe, kAllTypes);
-  RegisterCpu<Cmp<GtOp>::Kernel>(r, builtin::kGt, kAllTypes);
-  RegisterCpu<Cmp<GeOp>::Kernel>(r, builtin::kGe, kAllTypes);
-  RegisterCpu<Minimum>(r, builtin::kMinimum, kNumericTypes);
-  RegisterCpu<Where>(r, builtin::kWhere, kAllTypes);
-  RegisterCpu<Abs>(r, builtin::kAbs, kNumericTypes);
-  RegisterCpu<Pow>(r, builtin::kPow, kFloatTypes);
+  RegisterCpu<Cmp<EqOp>::Kernel>(r, builtin::kEq, kAllDTypes);
+  RegisterCpu<Cmp<NeOp>::Kernel>(r, builtin::kNe, kAllDTypes);
+  RegisterCpu<Cmp<LtOp>::Kernel>(r, builtin::kLt, kAllDTypes);
+  RegisterCpu<Cmp<LeOp>::Kernel>(r, builtin::kLe, kAllDTypes);
+  RegisterCpu<Cmp<GtOp>::Kernel>(r, builtin::kGt, kAllDTypes);
+  RegisterCpu<Cmp<GeOp>::Kernel>(r, builtin::kGe, kAllDTypes);
+  RegisterCpu<Minimum>(r, builtin::kMinimum, kNumericDTypes);
+  RegisterCpu<Where>(r, builtin::kWhere, kAllDTypes);
+  RegisterCpu<Abs>(r, builtin::kAbs, kNumericDTypes);
+  RegisterCpu<Pow>(r, builtin::kPow, kFloatDTypes);
   RegisterCpuTyped<Cmp<EqOp>::Kernel, uint8_t>(r, builtin::kEq);
   RegisterCpuTyped<Cmp<NeOp>::Kernel, uint8_t>(r, builtin::kNe);
   RegisterCpuTyped<Cmp<LtOp>::Kernel, uint8_t>(r, builtin::kLt);

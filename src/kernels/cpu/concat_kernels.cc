@@ -68,8 +68,8 @@ struct Split {
 }  // namespace
 
 void RegisterConcatCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Concat>(r, builtin::kConcat, kAllTypes);
-  RegisterCpu<Split>(r, builtin::kSplit, kAllTypes);
+  RegisterCpu<Concat>(r, builtin::kConcat, kAllDTypes);
+  RegisterCpu<Split>(r, builtin::kSplit, kAllDTypes);
   RegisterCpuTyped<Concat, uint8_t, Half, BFloat16>(r, builtin::kConcat);
   RegisterCpuTyped<Split, uint8_t, Half, BFloat16>(r, builtin::kSplit);
 }

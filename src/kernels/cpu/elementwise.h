@@ -1,49 +1,22 @@
 // Scalar functions of the elementwise kernels and the row loops that apply
-// them. Integer arithmetic wraps (two's complement) rather than being
-// undefined behaviour: results match what the hardware does, and sanitizers
-// stay quiet on random data.
+// them. Integer arithmetic wraps (two's complement; base/arith.h).
 #ifndef EAGERVM_KERNELS_CPU_ELEMENTWISE_H_
 #define EAGERVM_KERNELS_CPU_ELEMENTWISE_H_
 
 #include <cstdint>
 #include <type_traits>
 
+#include "base/arith.h"
+
 namespace eagervm::kernels {
 
-// Integer types other than bool (kernels are instantiated for every dtype,
-// even where only some are registered, so bool must compile too).
-template <typename T>
-inline constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-template <typename T>
-inline T WrapAdd(T a, T b) {
-  if constexpr (kIsInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <typename T>
-inline T WrapSub(T a, T b) {
-  if constexpr (kIsInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-  } else {
-    return a - b;
-  }
-}
-template <typename T>
-inline T WrapMul(T a, T b) {
-  if constexpr (kIsInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return a && b;  // never registered; keeps -Wint-in-bool-context quiet
-  } else {
-    return a * b;
-  }
-}
+// The element arithmetic, shared with the CUDA kernels (base/arith.h).
+using base::kIsInt;
+using base::MaxOf;
+using base::WrapAdd;
+using base::WrapDiv;
+using base::WrapMul;
+using base::WrapSub;
 
 struct AddOp {
   template <typename T>
@@ -68,20 +41,14 @@ struct MulOp {
 struct DivOp {
   template <typename T>
   static T Apply(T a, T b) {
-    if constexpr (kIsInt<T> && std::is_signed_v<T>) {
-      return b == -1 ? WrapSub(T{0}, a) : static_cast<T>(a / b);
-    } else if constexpr (kIsInt<T>) {
-      return static_cast<T>(a / b);
-    } else {
-      return a / b;
-    }
+    return WrapDiv(a, b);
   }
 };
 // NaN-propagating, like numpy.maximum.
 struct MaxOp {
   template <typename T>
   static T Apply(T a, T b) {
-    return (a > b || a != a) ? a : b;
+    return MaxOf(a, b);
   }
 };
 

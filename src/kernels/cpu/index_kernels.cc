@@ -142,11 +142,11 @@ struct IndexAdd {
 }  // namespace
 
 void RegisterIndexCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<ArgReduce<true>::Kernel>(r, builtin::kArgmax, kNumericTypes);
-  RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericTypes);
-  RegisterCpu<OneHot>(r, builtin::kOneHot, kAllTypes);
-  RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllTypes);
-  RegisterCpu<IndexAdd>(r, builtin::kIndexAdd, kNumericTypes);
+  RegisterCpu<ArgReduce<true>::Kernel>(r, builtin::kArgmax, kNumericDTypes);
+  RegisterCpu<ArgReduce<false>::Kernel>(r, builtin::kArgmin, kNumericDTypes);
+  RegisterCpu<OneHot>(r, builtin::kOneHot, kAllDTypes);
+  RegisterCpu<IndexSelect>(r, builtin::kIndexSelect, kAllDTypes);
+  RegisterCpu<IndexAdd>(r, builtin::kIndexAdd, kNumericDTypes);
   RegisterCpuTyped<ArgReduce<true>::Kernel, uint8_t>(r, builtin::kArgmax);
   RegisterCpuTyped<ArgReduce<false>::Kernel, uint8_t>(r, builtin::kArgmin);
   RegisterCpuTyped<OneHot, uint8_t, Half, BFloat16>(r, builtin::kOneHot);

@@ -64,9 +64,9 @@ struct DivScalarInplace {  // integer zero divisors are rejected by the op
 }  // namespace
 
 void RegisterInplaceCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<SubInplace>(r, builtin::kSubInplace, kNumericTypes);
-  RegisterCpu<Axpy>(r, builtin::kAxpy, kNumericTypes);
-  RegisterCpu<DivScalarInplace>(r, builtin::kDivScalarInplace, kNumericTypes);
+  RegisterCpu<SubInplace>(r, builtin::kSubInplace, kNumericDTypes);
+  RegisterCpu<Axpy>(r, builtin::kAxpy, kNumericDTypes);
+  RegisterCpu<DivScalarInplace>(r, builtin::kDivScalarInplace, kNumericDTypes);
   RegisterCpuTyped<SubInplace, uint8_t>(r, builtin::kSubInplace);
   RegisterCpuTyped<Axpy, uint8_t>(r, builtin::kAxpy);
   RegisterCpuTyped<DivScalarInplace, uint8_t>(r, builtin::kDivScalarInplace);

@@ -7,6 +7,7 @@
 
 #include "eagervm/custom_op.h"
 #include "ops/builtin.h"
+#include "ops/dtype_sets.h"
 #include "ops/op_registry.h"
 
 namespace eagervm::kernels {
@@ -60,11 +61,10 @@ void RegisterCpuTyped(internal::OpRegistry& r, const internal::BuiltinOp& op) {
   ((void)r.RegisterTypedKernel(op.name, DeviceType::kCPU, DTypeOf<Ts>(), KernelOf<F, Ts>()), ...);
 }
 
-inline constexpr std::initializer_list<DType> kNumericTypes = {DType::kInt32, DType::kInt64,
-                                                               DType::kFloat32, DType::kFloat64};
-inline constexpr std::initializer_list<DType> kFloatTypes = {DType::kFloat32, DType::kFloat64};
-inline constexpr std::initializer_list<DType> kAllTypes = {
-    DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32, DType::kFloat64};
+// The dtype sets (ops/dtype_sets.h), shared with the op checks and CUDA.
+using internal::kAllDTypes;
+using internal::kFloatDTypes;
+using internal::kNumericDTypes;
 
 // One per kernel file (basic_kernels.cc, ...): its kernels. Only
 // RegisterCpuKernels (kernels/cpu/register.h) calls them.

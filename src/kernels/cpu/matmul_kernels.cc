@@ -93,8 +93,8 @@ struct Transpose {
 
 void RegisterMatMulCpuKernels(internal::OpRegistry& r) {
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
-  RegisterCpu<MatMul>(r, builtin::kMatMul, kNumericTypes);
-  RegisterCpu<Transpose>(r, builtin::kTranspose, kAllTypes);
+  RegisterCpu<MatMul>(r, builtin::kMatMul, kNumericDTypes);
+  RegisterCpu<Transpose>(r, builtin::kTranspose, kAllDTypes);
   RegisterCpuTyped<Transpose, uint8_t, Half, BFloat16>(r, builtin::kTranspose);
 }
 

@@ -76,8 +76,8 @@ struct MatMulTransposed {
 }  // namespace
 
 void RegisterMatMulTransposedCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<MatMulTransposed>(r, builtin::kMatMulTransposed, kNumericTypes);
-  RegisterCpu<MatMulTransposed>(r, builtin::kBatchMatMul, kNumericTypes);
+  RegisterCpu<MatMulTransposed>(r, builtin::kMatMulTransposed, kNumericDTypes);
+  RegisterCpu<MatMulTransposed>(r, builtin::kBatchMatMul, kNumericDTypes);
 }
 
 }  // namespace eagervm::kernels

@@ -41,7 +41,7 @@ struct MinReduce {
 }  // namespace
 
 void RegisterMinCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<MinReduce>(r, builtin::kMin, kNumericTypes);
+  RegisterCpu<MinReduce>(r, builtin::kMin, kNumericDTypes);
   RegisterCpuTyped<MinReduce, uint8_t>(r, builtin::kMin);
 }
 

@@ -68,8 +68,8 @@ struct LayerNorm {
 }  // namespace
 
 void RegisterNnCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Gelu>(r, builtin::kGelu, kFloatTypes);
-  RegisterCpu<LayerNorm>(r, builtin::kLayerNorm, kFloatTypes);
+  RegisterCpu<Gelu>(r, builtin::kGelu, kFloatDTypes);
+  RegisterCpu<LayerNorm>(r, builtin::kLayerNorm, kFloatDTypes);
 }
 
 }  // namespace eagervm::kernels

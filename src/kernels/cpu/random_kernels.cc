@@ -74,8 +74,8 @@ struct RandomUniform {  // scalar(0) is the seed's bits; attrs "lo", "hi"
 }  // namespace
 
 void RegisterRandomCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<RandomNormal>(r, builtin::kRandomNormal, kFloatTypes);
-  RegisterCpu<RandomUniform>(r, builtin::kRandomUniform, kFloatTypes);
+  RegisterCpu<RandomNormal>(r, builtin::kRandomNormal, kFloatDTypes);
+  RegisterCpu<RandomUniform>(r, builtin::kRandomUniform, kFloatDTypes);
 }
 
 }  // namespace eagervm::kernels

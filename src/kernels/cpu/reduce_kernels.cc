@@ -131,9 +131,9 @@ struct Reduce {
 }  // namespace
 
 void RegisterReduceCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Reduce<SumR>::Kernel>(r, builtin::kSum, kNumericTypes);
-  RegisterCpu<Reduce<MeanR>::Kernel>(r, builtin::kMean, kFloatTypes);
-  RegisterCpu<Reduce<MaxR>::Kernel>(r, builtin::kMax, kNumericTypes);
+  RegisterCpu<Reduce<SumR>::Kernel>(r, builtin::kSum, kNumericDTypes);
+  RegisterCpu<Reduce<MeanR>::Kernel>(r, builtin::kMean, kFloatDTypes);
+  RegisterCpu<Reduce<MaxR>::Kernel>(r, builtin::kMax, kNumericDTypes);
   RegisterCpuTyped<Reduce<MaxR>::Kernel, uint8_t>(r, builtin::kMax);
 }
 

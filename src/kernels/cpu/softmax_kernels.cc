@@ -120,9 +120,9 @@ struct CrossEntropy {
 }  // namespace
 
 void RegisterSoftmaxCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<SoftmaxK<false>::Kernel>(r, builtin::kSoftmax, kFloatTypes);
-  RegisterCpu<SoftmaxK<true>::Kernel>(r, builtin::kLogSoftmax, kFloatTypes);
-  RegisterCpu<CrossEntropy>(r, builtin::kCrossEntropy, kFloatTypes);
+  RegisterCpu<SoftmaxK<false>::Kernel>(r, builtin::kSoftmax, kFloatDTypes);
+  RegisterCpu<SoftmaxK<true>::Kernel>(r, builtin::kLogSoftmax, kFloatDTypes);
+  RegisterCpu<CrossEntropy>(r, builtin::kCrossEntropy, kFloatDTypes);
 }
 
 }  // namespace eagervm::kernels

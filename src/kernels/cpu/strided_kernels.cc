@@ -98,8 +98,8 @@ struct StridedCopyInto {  // the view of input 0 (its byte span) = input 1 (comp
 }  // namespace
 
 void RegisterStridedCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<StridedCopy>(r, builtin::kStridedCopy, kAllTypes);
-  RegisterCpu<StridedCopyInto>(r, builtin::kStridedCopyInto, kAllTypes);
+  RegisterCpu<StridedCopy>(r, builtin::kStridedCopy, kAllDTypes);
+  RegisterCpu<StridedCopyInto>(r, builtin::kStridedCopyInto, kAllDTypes);
   RegisterCpuTyped<StridedCopy, uint8_t, Half, BFloat16>(r, builtin::kStridedCopy);
   RegisterCpuTyped<StridedCopyInto, uint8_t, Half, BFloat16>(r, builtin::kStridedCopyInto);
 }

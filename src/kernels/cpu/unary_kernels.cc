@@ -93,13 +93,13 @@ struct Unary {
 }  // namespace
 
 void RegisterUnaryCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<Unary<ReluFn>::Kernel>(r, builtin::kRelu, kNumericTypes);
-  RegisterCpu<Unary<NegFn>::Kernel>(r, builtin::kNeg, kNumericTypes);
-  RegisterCpu<Unary<ExpFn>::Kernel>(r, builtin::kExp, kFloatTypes);
-  RegisterCpu<Unary<LogFn>::Kernel>(r, builtin::kLog, kFloatTypes);
-  RegisterCpu<Unary<SigmoidFn>::Kernel>(r, builtin::kSigmoid, kFloatTypes);
-  RegisterCpu<Unary<TanhFn>::Kernel>(r, builtin::kTanh, kFloatTypes);
-  RegisterCpu<Unary<SqrtFn>::Kernel>(r, builtin::kSqrt, kFloatTypes);
+  RegisterCpu<Unary<ReluFn>::Kernel>(r, builtin::kRelu, kNumericDTypes);
+  RegisterCpu<Unary<NegFn>::Kernel>(r, builtin::kNeg, kNumericDTypes);
+  RegisterCpu<Unary<ExpFn>::Kernel>(r, builtin::kExp, kFloatDTypes);
+  RegisterCpu<Unary<LogFn>::Kernel>(r, builtin::kLog, kFloatDTypes);
+  RegisterCpu<Unary<SigmoidFn>::Kernel>(r, builtin::kSigmoid, kFloatDTypes);
+  RegisterCpu<Unary<TanhFn>::Kernel>(r, builtin::kTanh, kFloatDTypes);
+  RegisterCpu<Unary<SqrtFn>::Kernel>(r, builtin::kSqrt, kFloatDTypes);
   // These read a strided view natively (strided.h).
   for (const char* op : {"Relu", "Neg", "Exp", "Log", "Sigmoid", "Tanh", "Sqrt"}) {
     r.SetCpuStridedInputs(op, 0b1);

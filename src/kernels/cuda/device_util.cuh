@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/arith.h"
 #include "kernels/cuda/launchers.h"
 
 namespace eagervm::kernels::cuda {
@@ -26,42 +27,14 @@ inline unsigned BlocksFor(int64_t n) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
-template <typename T>
-inline constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// Integer arithmetic wraps (two's complement), as on the CPU.
-template <typename T>
-__device__ __forceinline__ T WrapAdd(T a, T b) {
-  if constexpr (kIsInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <typename T>
-__device__ __forceinline__ T WrapSub(T a, T b) {
-  if constexpr (kIsInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-  } else {
-    return a - b;
-  }
-}
-template <typename T>
-__device__ __forceinline__ T WrapMul(T a, T b) {
-  if constexpr (kIsInt<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    return a * b;
-  }
-}
-// NaN-propagating, like numpy.maximum and the CPU kernel.
-template <typename T>
-__device__ __forceinline__ T MaxOf(T a, T b) {
-  return (a > b || a != a) ? a : b;
-}
+// Integer arithmetic wraps (two's complement), as on the CPU: the same
+// functions (base/arith.h).
+using base::kIsInt;
+using base::MaxOf;
+using base::WrapAdd;
+using base::WrapDiv;
+using base::WrapMul;
+using base::WrapSub;
 
 template <typename T>
 inline constexpr bool kIsHalf = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;

@@ -26,7 +26,7 @@ __device__ __forceinline__ T ApplyBinary(BinaryKind op, T a, T b) {
         // The CPU rejects a zero divisor before computing; a device cannot
         // without a host round trip, so x / 0 is 0 here (docs/cuda.md).
         if (b == T{0}) return T{0};
-        return b == T{-1} ? WrapSub(T{0}, a) : static_cast<T>(a / b);
+        return WrapDiv(a, b);
       } else if constexpr (std::is_same_v<T, bool>) {
         return a;
       } else {

@@ -97,12 +97,12 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
   });
 
   using BK = cuda::BinaryKind;
-  RegisterCuda(r, builtin::kAdd, kNumeric, BinaryKernel(BK::kAdd));
-  RegisterCuda(r, builtin::kSub, kNumeric, BinaryKernel(BK::kSub));
-  RegisterCuda(r, builtin::kMul, kNumeric, BinaryKernel(BK::kMul));
-  RegisterCuda(r, builtin::kDiv, kNumeric, BinaryKernel(BK::kDiv));
-  RegisterCuda(r, builtin::kMaximum, kNumeric, BinaryKernel(BK::kMax));
-  RegisterCuda(r, builtin::kAddInplace, kNumeric, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kAdd, kNumericDTypes, BinaryKernel(BK::kAdd));
+  RegisterCuda(r, builtin::kSub, kNumericDTypes, BinaryKernel(BK::kSub));
+  RegisterCuda(r, builtin::kMul, kNumericDTypes, BinaryKernel(BK::kMul));
+  RegisterCuda(r, builtin::kDiv, kNumericDTypes, BinaryKernel(BK::kDiv));
+  RegisterCuda(r, builtin::kMaximum, kNumericDTypes, BinaryKernel(BK::kMax));
+  RegisterCuda(r, builtin::kAddInplace, kNumericDTypes, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);  // other broadcasts to self's shape
     const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
     return Launched(cuda::LaunchBinary(BK::kAdd, ToDT(m.dtype), ctx.raw_mutable_input(0),
@@ -110,11 +110,11 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
                                        m.shape.numel(), StreamOf(ctx)),
                     "AddInplace kernel launch");
   });
-  RegisterCuda(r, builtin::kAddScalar, kNumeric, ScalarKernel(BK::kAdd));
-  RegisterCuda(r, builtin::kSubScalar, kNumeric, ScalarKernel(BK::kSub));
-  RegisterCuda(r, builtin::kMulScalar, kNumeric, ScalarKernel(BK::kMul));
-  RegisterCuda(r, builtin::kDivScalar, kNumeric, ScalarKernel(BK::kDiv));
-  RegisterCuda(r, builtin::kMulScalarInplace, kNumeric, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kAddScalar, kNumericDTypes, ScalarKernel(BK::kAdd));
+  RegisterCuda(r, builtin::kSubScalar, kNumericDTypes, ScalarKernel(BK::kSub));
+  RegisterCuda(r, builtin::kMulScalar, kNumericDTypes, ScalarKernel(BK::kMul));
+  RegisterCuda(r, builtin::kDivScalar, kNumericDTypes, ScalarKernel(BK::kDiv));
+  RegisterCuda(r, builtin::kMulScalarInplace, kNumericDTypes, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);
     return Launched(cuda::LaunchBinaryScalar(
                         BK::kMul, ToDT(m.dtype), ctx.raw_mutable_input(0), ctx.raw_mutable_input(0),
@@ -123,13 +123,13 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
   });
 
   using UK = cuda::UnaryKind;
-  RegisterCuda(r, builtin::kRelu, kNumeric, UnaryKernel(UK::kRelu));
-  RegisterCuda(r, builtin::kNeg, kNumeric, UnaryKernel(UK::kNeg));
-  RegisterCuda(r, builtin::kExp, kFloat, UnaryKernel(UK::kExp));
-  RegisterCuda(r, builtin::kLog, kFloat, UnaryKernel(UK::kLog));
-  RegisterCuda(r, builtin::kSigmoid, kFloat, UnaryKernel(UK::kSigmoid));
-  RegisterCuda(r, builtin::kTanh, kFloat, UnaryKernel(UK::kTanh));
-  RegisterCuda(r, builtin::kSqrt, kFloat, UnaryKernel(UK::kSqrt));
+  RegisterCuda(r, builtin::kRelu, kNumericDTypes, UnaryKernel(UK::kRelu));
+  RegisterCuda(r, builtin::kNeg, kNumericDTypes, UnaryKernel(UK::kNeg));
+  RegisterCuda(r, builtin::kExp, kFloatDTypes, UnaryKernel(UK::kExp));
+  RegisterCuda(r, builtin::kLog, kFloatDTypes, UnaryKernel(UK::kLog));
+  RegisterCuda(r, builtin::kSigmoid, kFloatDTypes, UnaryKernel(UK::kSigmoid));
+  RegisterCuda(r, builtin::kTanh, kFloatDTypes, UnaryKernel(UK::kTanh));
+  RegisterCuda(r, builtin::kSqrt, kFloatDTypes, UnaryKernel(UK::kSqrt));
 }
 
 }  // namespace eagervm::kernels::cuda_impl

@@ -9,6 +9,7 @@
 #include "eagervm/custom_op.h"
 #include "kernels/cuda/launchers.h"
 #include "ops/builtin.h"
+#include "ops/dtype_sets.h"
 #include "ops/op_registry.h"
 
 namespace eagervm::kernels::cuda_impl {
@@ -42,16 +43,15 @@ inline void RegisterCuda(internal::OpRegistry& r, const internal::BuiltinOp& op,
   for (DType d : dtypes) (void)r.RegisterTypedKernel(op.name, DeviceType::kCUDA, d, fn);
 }
 
-inline constexpr std::initializer_list<DType> kAll = {DType::kBool, DType::kInt32, DType::kInt64,
-                                                      DType::kFloat32, DType::kFloat64};
-// kAll and uint8, float16, bfloat16: the ops that store, move or convert
-// elements (Fill, Copy, Cast, Transpose, strided copies).
+// The dtype sets (ops/dtype_sets.h), shared with the op checks and the CPU.
+using internal::kAllDTypes;
+using internal::kFloatDTypes;
+using internal::kNumericDTypes;
+// kAllDTypes and uint8, float16, bfloat16: the ops that store, move or
+// convert elements (Fill, Copy, Cast, Transpose, strided copies).
 inline constexpr std::initializer_list<DType> kEvery = {
     DType::kBool,    DType::kInt32, DType::kInt64,   DType::kFloat32,
     DType::kFloat64, DType::kUInt8, DType::kFloat16, DType::kBFloat16};
-inline constexpr std::initializer_list<DType> kNumeric = {DType::kInt32, DType::kInt64,
-                                                          DType::kFloat32, DType::kFloat64};
-inline constexpr std::initializer_list<DType> kFloat = {DType::kFloat32, DType::kFloat64};
 
 }  // namespace eagervm::kernels::cuda_impl
 

@@ -89,23 +89,23 @@ absl::Status MatMul(KernelContext& ctx) {
 }  // namespace
 
 void RegisterMathKernels(internal::OpRegistry& r) {
-  RegisterCuda(r, builtin::kSum, kNumeric, ReduceKernel(cuda::ReduceKind::kSum));
-  RegisterCuda(r, builtin::kMean, kFloat, ReduceKernel(cuda::ReduceKind::kMean));
-  RegisterCuda(r, builtin::kMax, kNumeric, ReduceKernel(cuda::ReduceKind::kMax));
+  RegisterCuda(r, builtin::kSum, kNumericDTypes, ReduceKernel(cuda::ReduceKind::kSum));
+  RegisterCuda(r, builtin::kMean, kFloatDTypes, ReduceKernel(cuda::ReduceKind::kMean));
+  RegisterCuda(r, builtin::kMax, kNumericDTypes, ReduceKernel(cuda::ReduceKind::kMax));
   RegisterCuda(r, builtin::kCast, kEvery, [](KernelContext& ctx) {
     return Launched(cuda::LaunchCast(ToDT(ctx.input_meta(0).dtype), ToDT(ctx.output_meta(0).dtype),
                                      ctx.raw_output(0), ctx.raw_input(0),
                                      ctx.input_meta(0).shape.numel(), StreamOf(ctx)),
                     "Cast kernel launch");
   });
-  RegisterCuda(r, builtin::kRandomNormal, kFloat, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kRandomNormal, kFloatDTypes, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.output_meta(0);
     const uint64_t key = Finalize(static_cast<uint64_t>(ctx.scalar(0).to<int64_t>()));
     return Launched(cuda::LaunchRandomNormal(ToDT(m.dtype), ctx.raw_output(0), m.shape.numel(), key,
                                              StreamOf(ctx)),
                     "RandomNormal kernel launch");
   });
-  RegisterCuda(r, builtin::kRandomUniform, kFloat, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kRandomUniform, kFloatDTypes, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.output_meta(0);
     const uint64_t key = Finalize(static_cast<uint64_t>(ctx.scalar(0).to<int64_t>()));
     const double lo = std::get<double>(ctx.attrs().at("lo"));
@@ -124,7 +124,7 @@ void RegisterMathKernels(internal::OpRegistry& r) {
                                           ctx.raw_input(0), m.shape[0], m.shape[1], StreamOf(ctx)),
                     "Transpose kernel launch");
   });
-  RegisterCuda(r, builtin::kMatMul, kNumeric, MatMul);
+  RegisterCuda(r, builtin::kMatMul, kNumericDTypes, MatMul);
   // Strided views (ops/strided.h): the view's layout is in attrs {"shape",
   // "strides"}; its operand is the byte span it covers.
   for (const bool scatter : {false, true}) {

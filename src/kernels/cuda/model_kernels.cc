@@ -62,14 +62,14 @@ KernelFn SoftmaxKernel(bool log) {
 }  // namespace
 
 void RegisterModelKernels(internal::OpRegistry& r) {
-  RegisterCuda(r, builtin::kEq, kAll, CompareKernel(cuda::CompareKind::kEq));
-  RegisterCuda(r, builtin::kNe, kAll, CompareKernel(cuda::CompareKind::kNe));
-  RegisterCuda(r, builtin::kLt, kAll, CompareKernel(cuda::CompareKind::kLt));
-  RegisterCuda(r, builtin::kLe, kAll, CompareKernel(cuda::CompareKind::kLe));
-  RegisterCuda(r, builtin::kGt, kAll, CompareKernel(cuda::CompareKind::kGt));
-  RegisterCuda(r, builtin::kGe, kAll, CompareKernel(cuda::CompareKind::kGe));
-  RegisterCuda(r, builtin::kMinimum, kNumeric, CompareKernel(cuda::CompareKind::kMin));
-  RegisterCuda(r, builtin::kWhere, kAll, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kEq, kAllDTypes, CompareKernel(cuda::CompareKind::kEq));
+  RegisterCuda(r, builtin::kNe, kAllDTypes, CompareKernel(cuda::CompareKind::kNe));
+  RegisterCuda(r, builtin::kLt, kAllDTypes, CompareKernel(cuda::CompareKind::kLt));
+  RegisterCuda(r, builtin::kLe, kAllDTypes, CompareKernel(cuda::CompareKind::kLe));
+  RegisterCuda(r, builtin::kGt, kAllDTypes, CompareKernel(cuda::CompareKind::kGt));
+  RegisterCuda(r, builtin::kGe, kAllDTypes, CompareKernel(cuda::CompareKind::kGe));
+  RegisterCuda(r, builtin::kMinimum, kNumericDTypes, CompareKernel(cuda::CompareKind::kMin));
+  RegisterCuda(r, builtin::kWhere, kAllDTypes, [](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
     return Launched(
         cuda::LaunchWhere(ToDT(om.dtype), ctx.raw_output(0),
@@ -77,20 +77,20 @@ void RegisterModelKernels(internal::OpRegistry& r) {
                           ctx.raw_input(2), Plan3(ctx), om.shape.numel(), StreamOf(ctx)),
         "Where kernel launch");
   });
-  RegisterCuda(r, builtin::kAbs, kNumeric, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kAbs, kNumericDTypes, [](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
     return Launched(cuda::LaunchAbs(ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
                                     om.shape.numel(), StreamOf(ctx)),
                     "Abs kernel launch");
   });
-  RegisterCuda(r, builtin::kPow, kFloat, [](KernelContext& ctx) {
+  RegisterCuda(r, builtin::kPow, kFloatDTypes, [](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
     return Launched(cuda::LaunchPow(ToDT(om.dtype), ctx.raw_output(0), ctx.raw_input(0),
                                     ctx.scalar(0).to<double>(), om.shape.numel(), StreamOf(ctx)),
                     "Pow kernel launch");
   });
-  RegisterCuda(r, builtin::kSoftmax, kFloat, SoftmaxKernel(false));
-  RegisterCuda(r, builtin::kLogSoftmax, kFloat, SoftmaxKernel(true));
+  RegisterCuda(r, builtin::kSoftmax, kFloatDTypes, SoftmaxKernel(false));
+  RegisterCuda(r, builtin::kLogSoftmax, kFloatDTypes, SoftmaxKernel(true));
 }
 
 }  // namespace eagervm::kernels::cuda_impl

@@ -31,7 +31,7 @@ absl::Status OutOfRange(const char* field, int64_t value, int64_t lo, int64_t hi
 }
 
 // Every numeric field, with the ranges of its EAGERVM_* variable
-// (base/env_registry.cc): an option Configure accepts is one the environment
+// (vm/lifecycle/vm_options_env.cc): an option Configure accepts is one the environment
 // could have given. Upper bounds keep the durations from overflowing a
 // deadline and the byte counts from turning into size_t wrap-arounds.
 absl::Status ValidateOptions(const VmOptions& o) {

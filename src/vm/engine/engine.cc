@@ -42,7 +42,7 @@ bool Engine::RetireOnly() {
   return progress;
 }
 
-// A completion can unblock an instruction waiting for a release, a barrier,
+// A completion can unblock an instruction waiting for a retirement, a barrier,
 // or a ready instruction left for the next pass (RetireOnly's); with none
 // of them, a worker in the middle of a batch need not wake the scheduler
 // (vm/streams/completion_signal.h). Turning the wish on reports progress, so the
@@ -70,9 +70,9 @@ void Engine::RunAlone(Instruction* instr) {
 }
 
 // The last writer is enough: an earlier writer on the same stream is
-// released before it (in order per stream), one on another stream before it
-// is dispatched (the WAW edge waits for the release on the CPU).
-bool Engine::HasUnreleasedWriter(BlobObject& blob) const {
+// retired before it (in order per stream), one on another stream before it
+// is dispatched (the WAW edge waits for the retirement on the CPU).
+bool Engine::HasUnretiredWriter(BlobObject& blob) const {
   EAGERVM_DCHECK_THREAD_ROLE(kScheduler);
   return blob.dependence().last_writer.alive();
 }
@@ -109,7 +109,7 @@ bool Engine::RetireFinished() {
   InstructionPool::Recycle(instr);
 }
 
-// Runs barriers whose every predecessor (in arrival order) has been released.
+// Runs barriers whose every predecessor (in arrival order) has been retired.
 bool Engine::RunBarriers() {
   bool progress = false;
   while (!barriers_.empty() && barriers_.head == lively_head_) {
@@ -142,7 +142,7 @@ void Engine::Intake(InstructionList* list) {
     if (instr->in_degree == 0 && ready_.empty()) {
       // With nothing ready before it, dispatching it now is what the ready
       // list would do next (it is FIFO), minus the list. It joins the
-      // lively list only if it is not released at once: it is the newest
+      // lively list only if it is not retired at once: it is the newest
       // instruction, so it still joins in arrival order.
       instr->set_state(InstrState::kReady);
       Dispatch(instr, /*lively=*/false);
@@ -175,7 +175,7 @@ void Engine::Link(Instruction* instr) {
       dep.last_writer = instr->ref();
       continue;
     }
-    // A released reader needs no edge: the latest one's slot is reused (a
+    // A retired reader needs no edge: the latest one's slot is reused (a
     // tensor read by every op of a chain keeps one entry, not a growing list).
     if (!dep.readers.empty() && !dep.readers.back().alive()) {
       dep.readers.back() = instr->ref();
@@ -196,9 +196,9 @@ void Engine::Link(Instruction* instr) {
 // dispatched (the stream keeps the order), and so is an edge between two
 // streams whose device orders them itself (the destination's Run() waits on
 // the device for each of its device_waits); any other edge waits for the
-// source's release.
+// source's retirement.
 void Engine::AddEdge(const InstrRef& src_ref, Instruction* dst) {
-  EAGERVM_DCHECK(src_ref.alive(), "Engine::AddEdge from a released instruction");
+  EAGERVM_DCHECK(src_ref.alive(), "Engine::AddEdge from a retired instruction");
   Instruction* src = src_ref.instr;
   if (src == dst) return;
   const bool same_stream = src->stream() == dst->stream();
@@ -289,8 +289,8 @@ void Engine::Dispatch(Instruction* instr, bool lively) {
     }
     if (stamp_dispatch_) [[unlikely]]
       inline_op_.store(nullptr, std::memory_order_relaxed);
-    // Finished here with nothing before it on its stream unreleased (release
-    // is in order per stream): released now, not in a later pass through the
+    // Finished here with nothing before it on its stream unretired (retirement
+    // is in order per stream): retired now, not in a later pass through the
     // stream's running list (and no one need ask whether it is done).
     if (was_idle && (direct || s->policy()->QueryDone(instr))) {
       Retire(instr, lively);

@@ -2,8 +2,8 @@
 //
 //   pending --intake--> link dependence edges --> ready (in-degree 0) | waiting
 //   ready --dispatch--> stream running list + compute handed to the stream
-//   running (head, done) --release--> successors unblocked, instruction recycled
-//   barrier list: run when every instruction received before it is released
+//   running (head, done) --retire--> successors unblocked, instruction recycled
+//   barrier list: run when every instruction received before it is retired
 //
 // Every member is touched by the thread driving the engine only: the
 // scheduler thread, or a user thread that holds the VM's engine lock (the
@@ -57,19 +57,19 @@ class Engine {
   bool RetireOnly();
   // With the engine empty (nothing lively, so it can have no predecessor):
   // takes `instr` in (pending, not a barrier, on a stream whose Run
-  // finishes it, as the CPU's does), runs it on this thread and releases
-  // it. What intake, dispatch and release would do, minus the linking: the
-  // dependences it would join name released instructions only, and a later
-  // instruction finds it released too. Same thread rule as Schedule().
+  // finishes it, as the CPU's does), runs it on this thread and retires
+  // it. What intake, dispatch and retirement would do, minus the linking: the
+  // dependences it would join name retired instructions only, and a later
+  // instruction finds it retired too. Same thread rule as Schedule().
   void RunAlone(Instruction* instr);
-  // True if an instruction taken in that writes `blob` is not released yet.
+  // True if an instruction taken in that writes `blob` is not retired yet.
   // Instructions received but not taken in are not seen. Same thread rule
   // as Schedule().
-  bool HasUnreleasedWriter(BlobObject& blob) const;
-  // No instruction between intake and release.
+  bool HasUnretiredWriter(BlobObject& blob) const;
+  // No instruction between intake and retirement.
   bool Empty() const { return lively_count_ == 0; }
   size_t lively_count() const { return lively_count_; }
-  // The lively instructions (intake to release), oldest first, at most `max`
+  // The lively instructions (intake to retirement), oldest first, at most `max`
   // of them, one line each: id, op, stream, state, the lively instructions it
   // waits for, and (with stamp_dispatch) how long it has run. Scheduler thread.
   std::string Describe(size_t max) const;
@@ -90,7 +90,7 @@ class Engine {
   void AddEdge(const InstrRef& src, Instruction* dst);
   bool DispatchReady();
   // `lively`: the instruction is in the lively list already; if not (taken
-  // in and dispatched at once), it joins it unless it is released here.
+  // in and dispatched at once), it joins it unless it is retired here.
   void Dispatch(Instruction* instr, bool lively = true);
   bool RunsInline(const VmStream* s, const Instruction* instr) const;
   void FlushHandoffs();

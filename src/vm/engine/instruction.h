@@ -1,7 +1,7 @@
 // Instruction: one unit of VM work: a stream, a policy (constructed in an
 // inline buffer), dependence edges and a state (see instruction_state.h).
 // Instructions come from a pool and are never freed, which lets dependences
-// hold (pointer, id) references that go stale safely at release.
+// hold (pointer, id) references that go stale safely at retirement.
 #include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_INSTRUCTION_H_
 #define EAGERVM_VM_ENGINE_INSTRUCTION_H_
@@ -115,7 +115,7 @@ class Instruction {
   base::SmallVector<Instruction*, 2> on_retire;    // other successors
   // Cross-stream predecessors whose order this instruction's device enforces
   // itself (StreamPolicy::OrdersOnDevice). Consumed and cleared by the
-  // stream policy's Run(); a predecessor already released needs no wait.
+  // stream policy's Run(); a predecessor already retired needs no wait.
   base::SmallVector<InstrRef, 1> device_waits;
   // Owned by the policy of the stream that runs the instruction (the CUDA
   // policy keeps its launch sequence number here).

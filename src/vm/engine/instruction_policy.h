@@ -1,5 +1,5 @@
 // InstructionPolicy: what an instruction does. Policies are constructed in the
-// instruction's inline buffer (no heap per op) and destroyed at release.
+// instruction's inline buffer (no heap per op) and destroyed at retirement.
 #include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_ENGINE_INSTRUCTION_POLICY_H_
 #define EAGERVM_VM_ENGINE_INSTRUCTION_POLICY_H_
@@ -29,7 +29,7 @@ class InstructionPolicy {
   // on the scheduler thread. Called once, at intake.
   virtual void GetAccesses(AccessList* out) const = 0;
   // Barriers are not linked: they run on the scheduler thread once every
-  // instruction received before them has been released.
+  // instruction received before them has been retired.
   virtual bool IsBarrier() const { return false; }
   // Bytes the compute touches if it is short and never blocks, so that the
   // scheduler may run it itself (VmOptions::inline_max_bytes); kNotInline
@@ -50,7 +50,7 @@ class InstructionPolicy {
   // destructor's effects. An op call's destructor is ~40 instructions on the
   // scheduler per op otherwise. Set by the policy (an op call:
   // when it is built, cleared by its compute if a kernel temporary took a
-  // heap block); read at release, which is ordered after both.
+  // heap block); read at retirement, which is ordered after both.
   bool destructor_is_noop() const { return destructor_is_noop_; }
 
  protected:

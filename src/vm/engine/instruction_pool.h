@@ -64,7 +64,7 @@ class InstructionPool {
   }
   // Destroys the policy and returns the instruction (state kFree); its id goes
   // stale. Only from kBuilding (never handed to the engine), kRunning or
-  // kBarrier (released): Instruction::set_state checks it.
+  // kBarrier (retired): Instruction::set_state checks it.
   [[gnu::always_inline]] static void Recycle(Instruction* instr) {
     instr->set_state(InstrState::kFree);  // first: a failed check still names the policy
     instr->DestroyPolicy();

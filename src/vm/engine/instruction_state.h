@@ -10,9 +10,9 @@
 //   kRunning   in its stream's running list, and until its stream's thread
 //              takes it also in the stream's handoff batch and the worker's
 //              queue. `done` is set by whoever ran the compute; the state stays
-//              kRunning until the release
+//              kRunning until it is retired
 //   kBarrier   in the engine's barrier list
-// From intake to release every instruction is also in the engine's lively
+// From intake to retirement every instruction is also in the engine's lively
 // list (which orders barriers).
 //
 // Legal transitions (and who makes them):
@@ -28,12 +28,12 @@
 //                            then recycled as a refused list is)
 //   kWaiting  -> kReady     (last in-edge satisfied: a predecessor on the same
 //                            stream, or one its device orders, was dispatched;
-//                            any other predecessor was released)
+//                            any other predecessor was retired)
 //   kReady    -> kRunning   (dispatched)
-//   kRunning  -> kFree      (released: done and at the head of its stream's
+//   kRunning  -> kFree      (retired: done and at the head of its stream's
 //                            running list)
-//   kBarrier  -> kFree      (run and released once every instruction taken in
-//                            before it is released)
+//   kBarrier  -> kFree      (run and retired once every instruction taken in
+//                            before it is retired)
 // Nothing else. In particular kPending never returns to kFree: "pending"
 // means the scheduler will take it in, so a pending instruction freed is lost
 // work. A refused list is recycled from kBuilding (SubmissionQueue::Refuse).

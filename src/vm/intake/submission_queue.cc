@@ -91,7 +91,7 @@ void SubmissionQueue::WaitForRoom() {
                        counters_->in_flight(), " instructions in flight (VmOptions::max_in_flight ",
                        options_.max_in_flight, ")");
   const int64_t low = options_.max_in_flight / 2;
-  // Releases are what this waits for: workers report every completion
+  // Retirements are what this waits for: workers report every completion
   // meanwhile, not only their batches' last (vm/streams/completion_signal.h).
   completions_->AddWaiter();
   {
@@ -119,7 +119,7 @@ void SubmissionQueue::TakeAll(InstructionList* into) {
   if (top != nullptr && top != Closed()) Drain(top, into);
 }
 
-void SubmissionQueue::ReleaseWaitersIfDrained() {
+void SubmissionQueue::WakeWaitersIfDrained() {
   if (bp_waiters_.load(std::memory_order_seq_cst) > 0 &&
       counters_->in_flight() <= options_.max_in_flight / 2) {
     base::MutexLock lock(&bp_mu_);

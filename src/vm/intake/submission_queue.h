@@ -73,7 +73,7 @@ class SubmissionQueue {
   void TakeAll(InstructionList* into);
   // Scheduler thread, after a pass: wakes back-pressure waiters once in
   // flight has fallen to half the limit.
-  void ReleaseWaitersIfDrained();
+  void WakeWaitersIfDrained();
   // Stops accepting (shutdown) and wakes every back-pressure waiter.
   void Close();
   // Shutdown, once nothing runs instructions any more (the scheduler has
@@ -156,7 +156,7 @@ class SubmissionQueue {
   bool engine_stopped_ ABSL_GUARDED_BY(mu_) = false;
 
   // Back-pressure: waiters count themselves (seq_cst, paired with the
-  // scheduler's load in ReleaseWaitersIfDrained) so that the scheduler takes
+  // scheduler's load in WakeWaitersIfDrained) so that the scheduler takes
   // bp_mu_ only when someone waits.
   base::Mutex bp_mu_;
   base::CondVar bp_cv_;

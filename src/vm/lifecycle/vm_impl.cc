@@ -107,13 +107,13 @@ std::optional<absl::Status> VmImpl::Donate(InstructionList* list, Backpressure b
   engine_mu_.AssertHeld();
   // (`received` may grow meanwhile: those are taken in below, after this
   // list, in arrival order.)
-  if (!IdleAfterRelease()) return std::nullopt;  // busy: the caller queues it
+  if (!IdleAfterRetire()) return std::nullopt;  // busy: the caller queues it
   Instruction* only = list->size == 1 ? list->head : nullptr;
   if (only != nullptr && only->stream() != nullptr && !only->policy()->IsBarrier() &&
       submissions_.AcceptForDriver(*list)) {
     // One instruction on an idle VM (an op, a release, a collective, a
     // read): nothing to link it to or order it behind, so it runs and is
-    // released here without the pending stack or a scheduling pass.
+    // retired here without the pending stack or a scheduling pass.
     SubmitSlice trace(list);
     *list = InstructionList();
     lease.Drive();
@@ -126,7 +126,7 @@ std::optional<absl::Status> VmImpl::Donate(InstructionList* list, Backpressure b
   if (!s.ok()) return s;
   lease.Drive();
   engine_.set_donor(true);
-  // Until everything taken in is released; no idle pass at the end to
+  // Until everything taken in is retired; no idle pass at the end to
   // prove it: a list pushed after the last pass's intake found the pending
   // stack empty, so its submitter woke the scheduler.
   while (SchedulePass() && !engine_.Empty()) {
@@ -135,26 +135,26 @@ std::optional<absl::Status> VmImpl::Donate(InstructionList* list, Backpressure b
   return s;
 }
 
-void VmImpl::ReleaseAllFinished() {
+void VmImpl::RetireAllFinished() {
   base::ScopedThreadRole role(base::ThreadRole::kScheduler);
-  while (!engine_.Empty() && ReleasePass()) {
+  while (!engine_.Empty() && RetirePass()) {
   }
 }
 
-bool VmImpl::IdleAfterRelease() {
-  // Release what finished since the last pass: a Wait returns as soon as
-  // its read has run, before the scheduler has released it, so without
+bool VmImpl::IdleAfterRetire() {
+  // Retire what finished since the last pass: a Wait returns as soon as
+  // its read has run, before the scheduler has retired it, so without
   // this the VM would look busy at the next call of a loop of
   // collective + Wait, and every later call would take the queued path.
-  ReleaseAllFinished();
+  RetireAllFinished();
   // Under the lock nothing is mid-pass: in flight 0 means nothing pending,
   // nothing lively.
   return engine_.Empty() && counters_.in_flight() == 0;
 }
 
-// No write of the storage is unreleased, and a release is ordered after its
+// No write of the storage is unretired, and a retirement is ordered after its
 // write's completion (the worker's completion, acquired by the pass that
-// released it, which held this lock): its bytes and error are final, and no
+// retired it, which held this lock): its bytes and error are final, and no
 // instruction can write them while the lock is held. Every received
 // instruction must be taken in first (pending_depth 0): a write received but
 // not yet linked is not the storage's last writer yet. A write received
@@ -207,9 +207,9 @@ bool VmImpl::DriveUntilFinal(BlobObject& blob) {
   constexpr int64_t kReadDriveAtMost = 8;  // received, not taken in
   constexpr int kReadMaxPasses = 4;
   for (int pass = 0;; ++pass) {
-    ReleaseAllFinished();
+    RetireAllFinished();
     const int64_t pending = counters_.pending_depth();
-    if (pending == 0) return !engine_.HasUnreleasedWriter(blob);
+    if (pending == 0) return !engine_.HasUnretiredWriter(blob);
     if (pending > kReadDriveAtMost || pass == kReadMaxPasses || !SchedulePass()) return false;
   }
 }
@@ -227,9 +227,9 @@ bool VmImpl::TryLockEngineForDonor(int64_t wait_for_pass_ns) {
   return false;
 }
 
-bool VmImpl::ReleasePass() {
+bool VmImpl::RetirePass() {
   const bool progress = engine_.RetireOnly();
-  submissions_.ReleaseWaitersIfDrained();
+  submissions_.WakeWaitersIfDrained();
   return progress;
 }
 
@@ -242,7 +242,7 @@ bool VmImpl::SchedulePass() {
   const int64_t taken_in = static_cast<int64_t>(incoming_.size);
   const bool progress = engine_.Schedule(&incoming_);
   trace.End(progress, taken_in, this);
-  submissions_.ReleaseWaitersIfDrained();
+  submissions_.WakeWaitersIfDrained();
   return progress;
 }
 

@@ -88,8 +88,8 @@ class VmImpl final : public VmContext {
   // User thread (vm::CheckMayBlock first), outside any capture: a host read
   // of `bytes` at `offset` of `blob` (a CPU storage) answered with no
   // instruction, on this thread, when its bytes and error are final.
-  // - Final: once what has finished is released and every received
-  //   instruction is taken in, no write of the storage is unreleased (the
+  // - Final: once what has finished is retired and every received
+  //   instruction is taken in, no write of the storage is unretired (the
   //   VM may be busy with other work). A few received instructions are
   //   driven here first (DriveUntilFinal).
   // - Then returns the storage's error, or OK after copying the bytes to
@@ -106,7 +106,7 @@ class VmImpl final : public VmContext {
                                           bool* busy);
 
   // Blocking waits (user threads; vm::CheckMayBlock first).
-  // Waits until every instruction received before it is released.
+  // Waits until every instruction received before it is retired.
   absl::Status WaitAll();
   // WaitAll(), then TakeUnreportedErrors().
   absl::Status Sync();
@@ -177,8 +177,8 @@ class VmImpl final : public VmContext {
   // - when the lock is taken (the scheduler in a pass: waited out for up to
   //   kDonorWaitForPassNs inside a DonateScope, not at all otherwise; never
   //   another donor, which may be blocked in a collective);
-  // - when the VM is not idle once what has finished is released (something
-  //   received is unreleased);
+  // - when the VM is not idle once what has finished is retired (something
+  //   received is unretired);
   // - automatic donation (no DonateScope) of anything but one instruction.
   // One instruction runs alone (Engine::RunAlone: no linking, no pass);
   // a longer list (a barrier, a Sync) is taken in and the engine driven on
@@ -188,25 +188,25 @@ class VmImpl final : public VmContext {
   class DonorLease;
   // ReadIfFinal, holding the lease: drives up to kReadDriveAtMost received
   // instructions through at most kReadMaxPasses passes until no write of
-  // `blob` is unreleased; true if its bytes and error are then final.
+  // `blob` is unretired; true if its bytes and error are then final.
   bool DriveUntilFinal(BlobObject& blob) ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
   struct DumpRequest;
   void ServeDumpRequests();  // scheduler thread
   bool SchedulePass();
-  // With the engine lock: releases what has finished (ReleasePass until
-  // nothing moves), then, for IdleAfterRelease, true if nothing received is
-  // unreleased.
-  void ReleaseAllFinished() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
-  bool IdleAfterRelease() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
+  // With the engine lock: retires what has finished (RetirePass until
+  // nothing moves), then, for IdleAfterRetire, true if nothing received is
+  // unretired.
+  void RetireAllFinished() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
+  bool IdleAfterRetire() ABSL_EXCLUSIVE_LOCKS_REQUIRED(engine_mu_);
   // DonorLease: takes engine_mu_, waiting up to `wait_for_pass_ns` for a
   // scheduler pass to end, never for another donor (donor_active_). True if
   // taken.
   bool TryLockEngineForDonor(int64_t wait_for_pass_ns)
       ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, engine_mu_);
-  // The engine's driver: Engine::RetireOnly (releases what has finished;
+  // The engine's driver: Engine::RetireOnly (retires what has finished;
   // takes nothing in, runs nothing), then wakes back-pressure waiters if
   // that drained the VM enough.
-  bool ReleasePass();
+  bool RetirePass();
 
   // Declaration order is construction order: the parts below read options_
   // and counters_ in their constructors.

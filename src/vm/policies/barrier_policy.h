@@ -1,5 +1,5 @@
 // BarrierPolicy: runs a callback on the scheduler thread once every
-// instruction received before it has been released (Sync, GlobalSync,
+// instruction received before it has been retired (Sync, GlobalSync,
 // InstructionsBuilder::Barrier).
 #include "vm/internal_only.h"  // not exported: src/vm/README.md
 #ifndef EAGERVM_VM_POLICIES_BARRIER_POLICY_H_

@@ -5,11 +5,11 @@
 // of every active stream's running list whether it is done
 // (Engine::RetireFinished). A worker's notice only wakes it to poll. That
 // is needed when a completion can unblock something: an instruction waiting
-// for a release (a successor on another stream, a read), a barrier (Sync,
+// for a retirement (a successor on another stream, a read), a barrier (Sync,
 // GlobalSync, shutdown's drain), or a thread outside the engine waiting for
 // the VM to drain (back-pressure). Otherwise, a worker with more of its batch
 // to run skips the notice: a busy worker keeps its core, and a parked
-// scheduler stays parked, instead of waking per instruction to release what
+// scheduler stays parked, instead of waking per instruction to retire what
 // no one waits for. A worker always notifies after the last instruction of
 // a batch, so every completion is polled by the time the worker goes idle.
 //
@@ -51,7 +51,7 @@ class CompletionSignal {
   }
 
   // Any thread: how many completions skipped their notice so far. With
-  // VmCounters::finished (releases), a measure of progress that moves while
+  // VmCounters::finished (retirements), a measure of progress that moves while
   // a worker runs a batch no one waits for (hang detection, vm/lifecycle/reply_slot.cc).
   uint64_t unreported() const { return unreported_.load(std::memory_order_relaxed); }
 
@@ -72,7 +72,7 @@ class CompletionSignal {
   }
 
   // Any thread outside the engine that waits for instructions to be
-  // released (back-pressure): brackets the wait. AddWaiter also wakes the
+  // retired (back-pressure): brackets the wait. AddWaiter also wakes the
   // scheduler, whose pass then polls what finished before it.
   void AddWaiter() {
     want_.fetch_add(kWaiterUnit, std::memory_order_acq_rel);

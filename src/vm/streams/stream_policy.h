@@ -60,7 +60,7 @@ class StreamPolicy {
   virtual bool QueryDone(const Instruction* instr) const = 0;
   // True if Run(stream, instr) is exactly instr->policy()->Compute(stream)
   // followed by instr->MarkDone() (a host stream): the engine then computes
-  // what it runs inline itself, and releases it without asking QueryDone().
+  // what it runs inline itself, and retires it without asking QueryDone().
   virtual bool RunIsCompute() const { return false; }
   virtual void* native_handle() const { return nullptr; }
   // The stream's thread, inside Run(): copies `copy` between this device and

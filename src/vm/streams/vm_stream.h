@@ -41,7 +41,7 @@ class VmStream {
   // --- scheduler thread only ---
   // On their own cache line: submitting threads read id() on every op, and
   // the scheduler writes these on every op.
-  alignas(64) InstructionList running;  // dispatched, not yet released, in dispatch order
+  alignas(64) InstructionList running;  // dispatched, not yet retired, in dispatch order
   bool active = false;                  // in the engine's active-stream list
   // Dispatched in this scheduling pass, to be handed to the worker together.
   std::vector<Instruction*> handoff;
