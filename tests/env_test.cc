@@ -93,13 +93,21 @@ TEST(Env, DefaultTextOfEveryVariableIsTheOptionsDefault) {
 
 // One non-default value per variable.
 const std::vector<std::string> kEveryVariable = {
-    "EAGERVM_CPU_STREAMS=4",           "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
-    "EAGERVM_INLINE_MAX_BYTES=4KiB",   "EAGERVM_SYNCHRONOUS=TRUE",
-    "EAGERVM_MAX_IN_FLIGHT=1000",      "EAGERVM_SPIN_US=0",
-    "EAGERVM_CPU_MEMORY_LIMIT=64MiB",  "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
-    "EAGERVM_OOM_WAIT_MS=10",          "EAGERVM_HANG_TIMEOUT_MS=5000",
-    "EAGERVM_COLLECTIVES_ON_CALLER=1", "EAGERVM_TRACE=/tmp/run.json",
-    "EAGERVM_LOG_LEVEL=Debug",         "EAGERVM_DONATE_MAX_BYTES=2KiB",
+    "EAGERVM_CPU_STREAMS=4",
+    "EAGERVM_COMPUTE_ON_SCHEDULER_THREAD=yes",
+    "EAGERVM_INLINE_MAX_BYTES=4KiB",
+    "EAGERVM_SYNCHRONOUS=TRUE",
+    "EAGERVM_MAX_IN_FLIGHT=1000",
+    "EAGERVM_SPIN_US=0",
+    "EAGERVM_CPU_MEMORY_LIMIT=64MiB",
+    "EAGERVM_CUDA_MEMORY_LIMIT=1.5GiB",
+    "EAGERVM_OOM_WAIT_MS=10",
+    "EAGERVM_HANG_TIMEOUT_MS=5000",
+    "EAGERVM_COLLECTIVES_ON_CALLER=1",
+    "EAGERVM_TRACE=/tmp/run.json",
+    "EAGERVM_LOG_LEVEL=Debug",
+    "EAGERVM_DONATE_MAX_BYTES=2KiB",
+    "EAGERVM_RUN_AHEAD_MAX_BYTES=64KiB",
 };
 
 TEST(Env, EachVariableParses) {
@@ -112,6 +120,7 @@ TEST(Env, EachVariableParses) {
   EXPECT_TRUE(env.options.compute_on_scheduler_thread);
   EXPECT_EQ(env.options.inline_max_bytes, 4096);
   EXPECT_EQ(env.options.donate_max_bytes, 2048);
+  EXPECT_EQ(env.options.run_ahead_max_bytes, 65536);
   EXPECT_TRUE(env.options.synchronous);
   EXPECT_EQ(env.options.max_in_flight, 1000);
   EXPECT_EQ(env.options.spin_us, 0);
@@ -122,9 +131,9 @@ TEST(Env, EachVariableParses) {
   EXPECT_TRUE(env.options.collectives_on_caller);
   EXPECT_EQ(env.trace_path, "/tmp/run.json");
   EXPECT_EQ(env.log_level, LogLevel::kDebug);
-  EXPECT_EQ(env.applied.size(), 12u);
+  EXPECT_EQ(env.applied.size(), 13u);
   // Every registered variable was covered above.
-  EXPECT_EQ(base::EnvVars().size(), 14u) << "a new variable needs a case in this test";
+  EXPECT_EQ(base::EnvVars().size(), 15u) << "a new variable needs a case in this test";
 }
 
 // operator<<(VmOptions) prints every field the registry sets, so comparing

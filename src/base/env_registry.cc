@@ -38,6 +38,11 @@ const EnvVar kVars[] = {
      "Op calls and releases (operands up to this many bytes) made while nothing is in flight "
      "run on the calling thread instead of being queued (`0`: always queue).",
      0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->donate_max_bytes = AsInt(v); }},
+    {"EAGERVM_RUN_AHEAD_MAX_BYTES", EnvType::kByteSize, "256KiB",
+     "Bounded run-ahead: a thread whose queued ops are estimated to cost more than this "
+     "(operand bytes plus 4KiB per op) since it last found the VM idle yields until the VM "
+     "catches up (`0`: unbounded).",
+     0, INT64_MAX, [](const EnvValue& v, VmOptions* o) { o->run_ahead_max_bytes = AsInt(v); }},
     {"EAGERVM_SYNCHRONOUS", EnvType::kBool, "false",
      "Deterministic debugging mode: no VM threads; each submission runs on the calling thread "
      "before it returns.",
