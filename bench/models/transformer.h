@@ -31,7 +31,7 @@ struct LmConfig {
   int64_t d = 128;
   int64_t heads = 4;
   int64_t context = 64;
-  int64_t batch = 8;
+  int64_t batch = 4;
   double lr = 3e-3;  // Adam
   uint64_t seed = 1;
   int64_t batches = 64;  // distinct batches, cycled

@@ -19,7 +19,7 @@
 // characters (tokens/s; eager and graph must generate the same text).
 //
 //   transformer_bench [--corpus=/usr/share/common-licenses/GPL-3]
-//       [--check-steps=300] [--steps=10] [--reps=5] [--gen=32] [--batch=8]
+//       [--check-steps=200] [--steps=5] [--reps=3] [--gen=16] [--batch=4]
 //       [--check-only]
 //
 // scripts/models.sh builds and runs it. Exit 0 ok, 1 a check failed, 2
@@ -43,11 +43,11 @@ namespace {
 
 struct Flags {
   std::string corpus = "/usr/share/common-licenses/GPL-3";
-  int check_steps = 300;
-  int steps = 10;
-  int reps = 5;
-  int gen = 32;
-  int64_t batch = 8;
+  int check_steps = 200;
+  int steps = 5;
+  int reps = 3;
+  int gen = 16;
+  int64_t batch = 4;
   bool check_only = false;
   bool child = false;  // internal: the eager sync mode's process
 };
