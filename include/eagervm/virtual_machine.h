@@ -48,7 +48,9 @@ struct EAGERVM_EXPORT VmOptions {
   // When anything is in flight (a larger op handed to a worker, work on
   // another stream or thread) calls are queued as usual and overlap with
   // it. Order, dependences and errors are the same either way. 0 turns it
-  // off (every call is queued). EAGERVM_DONATE_MAX_BYTES.
+  // off (every call is queued), and so does hang_timeout_ms (a kernel that
+  // blocks would block the caller where no timeout can report it).
+  // EAGERVM_DONATE_MAX_BYTES.
   int64_t donate_max_bytes = 1 << 20;
   // Bounded run-ahead: when the ops a thread queued since it last found the
   // VM idle are estimated to cost more than this (their operand bytes plus

@@ -93,11 +93,15 @@ void VmImpl::ThrottleRunAhead() {
   internal_donate::t_busy_skip = 0;
 }
 
+// Short: with other threads keeping the scheduler busy, its passes release
+// what finished anyway, and a Sync should not spin long for it.
+constexpr int64_t kSettleWaitForPassNs = 10'000;
+
 void VmImpl::SettleAfterWait() {
   internal_donate::t_busy_skip = 0;
   internal_donate::t_run_ahead = 0;
   if (options_.synchronous || base::OnVmThread() || counters_.in_flight() == 0) return;
-  DonorLease lease(this, kDonorWaitForPassNs);
+  DonorLease lease(this, kSettleWaitForPassNs);
   if (!lease.held()) return;
   engine_mu_.AssertHeld();
   ReleaseAllFinished();

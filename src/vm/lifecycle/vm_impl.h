@@ -124,8 +124,8 @@ class VmImpl final : public VmContext {
   // busy-skip and run-ahead state and, if anything is still counted in
   // flight, releases what has finished (the instruction just waited for:
   // it signalled its waiter before the scheduler could release it), taking
-  // the engine lock if a scheduler pass lets it within kDonorWaitForPassNs.
-  // Never waits for unfinished work.
+  // the engine lock if a scheduler pass lets it within kSettleWaitForPassNs
+  // (else the scheduler's pass releases it). Never waits for unfinished work.
   void SettleAfterWait();
   // Any thread, never blocks: the first runtime error that no sync point has
   // reported yet (noting how many more there are); each counts as reported now.
@@ -268,15 +268,17 @@ class VmImpl final : public VmContext {
 
   // Automatic donation takes instructions with operand_bytes below this:
   // VmOptions::donate_max_bytes + 1 (clamped to operand_bytes' range), 0
-  // when it is off.
+  // when it is off. Off with hang detection (hang_timeout_ms): a custom
+  // kernel that blocks despite small_runs_inline would block the caller
+  // inside its op call, where no timeout can report it.
   const uint32_t donate_below_ =
-      options_.donate_max_bytes <= 0
+      options_.donate_max_bytes <= 0 || options_.hang_timeout_ms > 0
           ? 0
           : static_cast<uint32_t>(std::min<int64_t>(options_.donate_max_bytes, UINT32_MAX - 1) + 1);
   // VmOptions::run_ahead_max_bytes; 0 when off, in the synchronous mode, or
-  // with donation off (the bound is there to let donation resume).
+  // with automatic donation off (the bound is there to let donation resume).
   const int64_t run_ahead_max_ =
-      options_.synchronous || options_.donate_max_bytes <= 0 ? 0 : options_.run_ahead_max_bytes;
+      options_.synchronous || donate_below_ == 0 ? 0 : options_.run_ahead_max_bytes;
   InstructionList incoming_;  // the engine's driver only
   // Who drives the engine: the scheduler thread around its passes, a user
   // thread in the synchronous mode or donating (Donate, ReadIfFinal).
