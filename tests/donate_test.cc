@@ -126,6 +126,63 @@ TEST(Donate, AKernelErrorPoisonsTheOutputAsWhenQueued) {
   EXPECT_TRUE(Sync().ok());
 }
 
+// After a queue of work (a gated op, then small ops queued behind it) and a
+// Sync(), the VM is idle: the next small op runs on the caller, and so does
+// every one after it. Before returning, Sync() clears this thread's busy
+// state (it skipped the idle test for a few ops after finding the VM busy)
+// and releases what it waited for (VmImpl::SettleAfterWait). The queue stays
+// under the run-ahead bound, so only that is tested here.
+TEST(Donate, AfterSyncOfAQueueTheNextSmallOpsAreDonated) {
+  RegisterOnce();
+  Tensor x = Full({16}, 3.0f, DType::kFloat32);
+  Tensor one = Full({1}, 1.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  for (int round = 0; round < 10; ++round) {
+    g_open.store(false);
+    g_gate_entered.store(false);
+    absl::StatusOr<TensorList> gated = ops::Call("test.Gate", {one});  // may block: queued
+    ASSERT_TRUE(gated.ok());
+    Tensor z = (*gated)[0];
+    for (int i = 0; i < 12; ++i) z = z + 1.0f;  // queued behind it (the VM is busy)
+    g_open.store(true);
+    ASSERT_TRUE(Sync().ok());
+    EXPECT_EQ(z.ToVector<float>().value(), std::vector<float>{13.0f});
+    const VmStats before = VirtualMachine::Get().GetStats();
+    g_ran_on.store(std::thread::id());
+    Tensor w = WhereAmI(x);
+    EXPECT_EQ(g_ran_on.load(), std::this_thread::get_id()) << "round " << round;
+    Tensor v = x;
+    for (int i = 0; i < 20; ++i) v = v + 1.0f;
+    const VmStats after = VirtualMachine::Get().GetStats();
+    // WhereAmI, 20 adds and the releases of 19 temporaries (the last v is
+    // alive), all on this thread.
+    EXPECT_EQ(after.donated - before.donated, 40u) << "round " << round << ": " << after;
+    EXPECT_EQ(after.in_flight, 0) << "round " << round;
+  }
+}
+
+// Run-ahead is bounded by cost: a thread that queued more than
+// VmOptions::run_ahead_max_bytes of ops behind busy work (here an op above
+// the donation limit, then small ops that find the VM busy) waits for the VM
+// to catch up, after which its small ops run on it again.
+TEST(Donate, RunAheadIsBoundedByCost) {
+  RegisterOnce();
+  const VmOptions& o = VirtualMachine::Get().options();
+  ASSERT_GT(o.run_ahead_max_bytes, 0);
+  const int64_t big = (o.donate_max_bytes / 4) + 1;
+  Tensor large = Full({big}, 1.0f, DType::kFloat32);
+  Tensor x = Full({16}, 0.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  const VmStats before = VirtualMachine::Get().GetStats();
+  Tensor y = large * 2.0f;  // above the donation limit, and the bound: queued
+  Tensor z = x;
+  for (int i = 0; i < 200; ++i) z = z + 1.0f;
+  const VmStats after = VirtualMachine::Get().GetStats();
+  EXPECT_GE(after.run_ahead_waits - before.run_ahead_waits, 1u) << after;
+  EXPECT_EQ(z.ToVector<float>().value(), std::vector<float>(16, 200.0f));
+  EXPECT_EQ(y.ToVector<float>().value()[0], 2.0f);
+}
+
 // Two threads submitting small dependent ops at once: each finds the VM idle
 // or busy (the other's op in flight, the engine lock taken) op by op, so
 // donated and queued ops interleave on the same storages' dependences.

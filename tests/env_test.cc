@@ -117,7 +117,7 @@ const std::vector<std::string> kEveryVariable = {
     "EAGERVM_OOM_WAIT_MS=10",          "EAGERVM_HANG_TIMEOUT_MS=5000",
     "EAGERVM_COLLECTIVES_ON_CALLER=1", "EAGERVM_TRACE=/tmp/run.json",
     "EAGERVM_LOG_LEVEL=Debug",         "EAGERVM_DONATE_MAX_BYTES=2KiB",
-    "EAGERVM_STRICT_DTYPES=on",
+    "EAGERVM_STRICT_DTYPES=on",         "EAGERVM_RUN_AHEAD_MAX_BYTES=64KiB",
 };
 
 TEST(Env, EachVariableParses) {
@@ -131,6 +131,7 @@ TEST(Env, EachVariableParses) {
   EXPECT_TRUE(options.compute_on_scheduler_thread);
   EXPECT_EQ(options.inline_max_bytes, 4096);
   EXPECT_EQ(options.donate_max_bytes, 2048);
+  EXPECT_EQ(options.run_ahead_max_bytes, 65536);
   EXPECT_TRUE(options.synchronous);
   EXPECT_EQ(options.max_in_flight, 1000);
   EXPECT_EQ(options.spin_us, 0);
@@ -144,8 +145,8 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(std::get<std::string>(*ValueOf(env, "EAGERVM_TRACE")), "/tmp/run.json");
   ASSERT_NE(ValueOf(env, "EAGERVM_LOG_LEVEL"), nullptr);
   EXPECT_EQ(std::get<LogLevel>(*ValueOf(env, "EAGERVM_LOG_LEVEL")), LogLevel::kDebug);
-  EXPECT_EQ(env.values.size(), 15u);
-  EXPECT_EQ(OptionsApplied(env), 13u);
+  EXPECT_EQ(env.values.size(), 16u);
+  EXPECT_EQ(OptionsApplied(env), 14u);
   // Every registered variable was covered above.
   EXPECT_EQ(base::EnvVars().size(), 15u) << "a new variable needs a case in this test";
 }

@@ -48,8 +48,19 @@ struct EAGERVM_EXPORT VmOptions {
   // When anything is in flight (a larger op handed to a worker, work on
   // another stream or thread) calls are queued as usual and overlap with
   // it. Order, dependences and errors are the same either way. 0 turns it
-  // off (every call is queued). EAGERVM_DONATE_MAX_BYTES.
+  // off (every call is queued), and so does hang_timeout_ms (a kernel that
+  // blocks would block the caller where no timeout can report it).
+  // EAGERVM_DONATE_MAX_BYTES.
   int64_t donate_max_bytes = 1 << 20;
+  // Bounded run-ahead: when the ops a thread queued since it last found the
+  // VM idle are estimated to cost more than this (their operand bytes plus
+  // 4 KiB per op for the handoff), the thread yields its core until the VM
+  // has finished what it received so far (2 ms at most), so that a queue of
+  // small ops the VM works off slower than the thread adds to it drains, and
+  // the next ops run on the caller again (donation) instead of each paying a
+  // handoff. 0: unbounded (back-pressure, max_in_flight, still applies).
+  // EAGERVM_RUN_AHEAD_MAX_BYTES.
+  int64_t run_ahead_max_bytes = 256 << 10;
   // Deterministic mode for tests and debugging: no VM threads at all; every
   // submission is scheduled and computed on the submitting thread before it returns.
   bool synchronous = false;
@@ -119,6 +130,9 @@ struct EAGERVM_EXPORT VmStats {
   uint64_t failed = 0;   // instructions whose compute failed (not forwarded errors)
   uint64_t batched = 0;  // handed to a worker in one batch with the one before
   uint64_t inlined = 0;  // small ones run by the scheduler (VmOptions::inline_max_bytes)
+  // Run on the submitting thread before its call returned, the VM being
+  // idle (donation: VmOptions::donate_max_bytes, and Sync()/reads).
+  uint64_t donated = 0;
   uint64_t barriers = 0;
   uint64_t scheduler_wakeups = 0;  // parks of the scheduler that ended in a wake
   uint64_t worker_wakeups = 0;
@@ -126,6 +140,8 @@ struct EAGERVM_EXPORT VmStats {
   int64_t peak_in_flight = 0;
   int64_t pending_depth = 0, ready_depth = 0, running_depth = 0;
   uint64_t backpressure_waits = 0;
+  // Waits of a submitting thread for the VM to drain (VmOptions::run_ahead_max_bytes).
+  uint64_t run_ahead_waits = 0;
   // Compact copies made of strided views (Tensor::Permute, T, Expand, Slice
   // on an inner axis) for kernels that need compact input; process-wide.
   uint64_t contiguous_copies = 0;

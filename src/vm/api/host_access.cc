@@ -112,6 +112,7 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   if (!s.ok()) return s;
   s = h->Await(vm, what);
   if (!s.ok()) return s;
+  vm.SettleAfterWait();  // the read has run: release it, so the next small op is donated
   if (h->error != nullptr) {
     h->error->MarkReported();
     return h->error->status;

@@ -45,6 +45,7 @@ absl::Status ValidateOptions(const VmOptions& o) {
       {"cpu_streams", o.cpu_streams, 1, vm::VmImpl::kMaxStreamsPerDevice, ""},
       {"inline_max_bytes", o.inline_max_bytes, 0, kMax, " (0 = never inline)"},
       {"donate_max_bytes", o.donate_max_bytes, 0, kMax, " (0 = never donate)"},
+      {"run_ahead_max_bytes", o.run_ahead_max_bytes, 0, kMax, " (0 = unbounded)"},
       {"max_in_flight", o.max_in_flight, 2, kMax, ""},
       {"spin_us", o.spin_us, 0, 1'000'000, " (0 = park at once)"},
       {"cpu_memory_limit", o.cpu_memory_limit, 0, kMax, " (0 = unlimited)"},
@@ -152,13 +153,14 @@ absl::Status Sync() {
 }
 
 std::string VmStats::ToString() const {
-  std::string s = base::Cat(
-      "VmStats{received=", received, " dispatched=", dispatched, " finished=", finished,
-      " failed=", failed, " batched=", batched, " inlined=", inlined, " barriers=", barriers,
-      " in_flight=", in_flight, " peak_in_flight=", peak_in_flight,
-      " scheduler_wakeups=", scheduler_wakeups, " worker_wakeups=", worker_wakeups,
-      " backpressure_waits=", backpressure_waits, " contiguous_copies=", contiguous_copies,
-      " instructions_allocated=", instructions_allocated);
+  std::string s =
+      base::Cat("VmStats{received=", received, " dispatched=", dispatched, " finished=", finished,
+                " failed=", failed, " batched=", batched, " inlined=", inlined,
+                " donated=", donated, " barriers=", barriers, " in_flight=", in_flight,
+                " peak_in_flight=", peak_in_flight, " scheduler_wakeups=", scheduler_wakeups,
+                " worker_wakeups=", worker_wakeups, " backpressure_waits=", backpressure_waits,
+                " run_ahead_waits=", run_ahead_waits, " contiguous_copies=", contiguous_copies,
+                " instructions_allocated=", instructions_allocated);
   for (const MemoryStats& m : memory) {
     s += base::Cat(" ", m.device.ToString(), "{in_use=", m.bytes_in_use,
                    " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,
@@ -177,7 +179,8 @@ std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
   return os << "VmOptions{cpu_streams=" << o.cpu_streams
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
             << " inline_max_bytes=" << o.inline_max_bytes
-            << " donate_max_bytes=" << o.donate_max_bytes << " synchronous=" << o.synchronous
+            << " donate_max_bytes=" << o.donate_max_bytes
+            << " run_ahead_max_bytes=" << o.run_ahead_max_bytes << " synchronous=" << o.synchronous
             << " cuda_memory_limit=" << o.cuda_memory_limit << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit
             << " oom_wait_ms=" << o.oom_wait_ms << " hang_timeout_ms=" << o.hang_timeout_ms

@@ -15,12 +15,14 @@ struct VmCounters {
   // Submitting threads.
   alignas(64) std::atomic<uint64_t> received{0};
   std::atomic<uint64_t> backpressure_waits{0};
+  std::atomic<uint64_t> run_ahead_waits{0};  // VmImpl::ThrottleRunAhead
   std::atomic<int64_t> peak_in_flight{0};
   // The scheduler thread.
   alignas(64) std::atomic<uint64_t> dispatched{0};
   std::atomic<uint64_t> finished{0};
   std::atomic<uint64_t> batched{0};  // see VmStats::batched
   std::atomic<uint64_t> inlined{0};
+  std::atomic<uint64_t> donated{0};  // also by a donor holding the engine lock
   std::atomic<uint64_t> barriers{0};
   std::atomic<uint64_t> scheduler_wakeups{0};
   std::atomic<int64_t> ready_depth{0};

@@ -41,6 +41,10 @@ extern constinit thread_local DonateMode t_mode;
 // count again, after it found the VM busy (the count is written by the
 // scheduler on every completion: reading it costs a cache miss per op).
 extern constinit thread_local int32_t t_busy_skip;
+// Bounded run-ahead: the estimated cost (VmImpl::kQueuedOpCost per
+// instruction plus its operand bytes) of what this thread queued since it
+// last saw the VM idle (VmOptions::run_ahead_max_bytes).
+extern constinit thread_local int64_t t_run_ahead;
 }  // namespace internal_donate
 
 // This thread's DonateMode (kNone outside any scope). Inline: VmImpl::Receive

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "base/log.h"
 #include "base/spin.h"
@@ -77,6 +78,35 @@ class VmImpl::DonorLease {
   std::optional<base::ScopedThreadRole> role_;
 };
 
+constexpr int64_t kRunAheadWaitNs = 2'000'000;
+
+void VmImpl::ThrottleRunAhead() {
+  internal_donate::t_run_ahead = 0;
+  if (base::OnVmThread()) return;
+  VmCounters::Bump(counters_.run_ahead_waits);
+  const uint64_t target = counters_.received.load(std::memory_order_acquire);
+  const int64_t deadline = base::NowNanos() + kRunAheadWaitNs;
+  while (counters_.finished.load(std::memory_order_acquire) < target &&
+         base::NowNanos() < deadline) {
+    std::this_thread::yield();
+  }
+  internal_donate::t_busy_skip = 0;
+}
+
+// Short: with other threads keeping the scheduler busy, its passes release
+// what finished anyway, and a Sync should not spin long for it.
+constexpr int64_t kSettleWaitForPassNs = 10'000;
+
+void VmImpl::SettleAfterWait() {
+  internal_donate::t_busy_skip = 0;
+  internal_donate::t_run_ahead = 0;
+  if (options_.synchronous || base::OnVmThread() || counters_.in_flight() == 0) return;
+  DonorLease lease(this, kSettleWaitForPassNs);
+  if (!lease.held()) return;
+  engine_mu_.AssertHeld();
+  ReleaseAllFinished();
+}
+
 std::optional<absl::Status> VmImpl::DonateOne(Instruction* instr) {
   InstructionList list;
   list.PushBack(instr);
@@ -117,11 +147,13 @@ std::optional<absl::Status> VmImpl::Donate(InstructionList* list, Backpressure b
     SubmitSlice trace(list);
     *list = InstructionList();
     lease.Drive();
+    VmCounters::Add<uint64_t>(counters_.donated, 1);
     engine_.RunAlone(only);
     return absl::OkStatus();
   }
   if (mode == DonateMode::kNone) return std::nullopt;  // automatic: single instructions only
   for (Instruction* i = list->head; i != nullptr; i = i->next) i->donated = true;
+  VmCounters::Add<uint64_t>(counters_.donated, list->size);
   absl::Status s = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
   if (!s.ok()) return s;
   lease.Drive();
@@ -300,7 +332,9 @@ absl::Status VmImpl::WaitAll() {
         "Barrier");
   });
   if (!s.ok()) return s;
-  return h->Await(*this, "Sync()");
+  s = h->Await(*this, "Sync()");
+  if (s.ok()) SettleAfterWait();
+  return s;
 }
 
 absl::Status VmImpl::Sync() {
@@ -323,6 +357,7 @@ VmStats VmImpl::GetStats() const {
   s.failed = c.failed.load(std::memory_order_relaxed);
   s.batched = c.batched.load(std::memory_order_relaxed);
   s.inlined = c.inlined.load(std::memory_order_relaxed);
+  s.donated = c.donated.load(std::memory_order_relaxed);
   s.barriers = c.barriers.load(std::memory_order_relaxed);
   s.scheduler_wakeups = c.scheduler_wakeups.load(std::memory_order_relaxed);
   s.in_flight = c.in_flight();
@@ -331,6 +366,7 @@ VmStats VmImpl::GetStats() const {
   s.ready_depth = c.ready_depth.load(std::memory_order_relaxed);
   s.running_depth = c.running_depth.load(std::memory_order_relaxed);
   s.backpressure_waits = c.backpressure_waits.load(std::memory_order_relaxed);
+  s.run_ahead_waits = c.run_ahead_waits.load(std::memory_order_relaxed);
   s.worker_wakeups = streams_.WorkerWakeups();
   s.memory = streams_.MemoryByDevice();
   s.instructions_allocated = InstructionPool::Allocated();

@@ -64,7 +64,12 @@ class VmImpl final : public VmContext {
                                   (list->size == 1 && MayDonate(*list->head)))) [[unlikely]] {
       if (std::optional<absl::Status> ran = Donate(list, backpressure)) return *ran;
     }
+    int64_t cost = 0;
+    if (run_ahead_max_ > 0 && backpressure == Backpressure::kWait) {
+      for (const Instruction* i = list->head; i != nullptr; i = i->next) cost += QueuedCost(*i);
+    }
     absl::Status s = submissions_.Append(list, backpressure);
+    if (cost > 0) NoteQueued(cost);
     if (options_.synchronous && s.ok()) [[unlikely]]
       DrainOnThisThread();
     return s;
@@ -82,7 +87,10 @@ class VmImpl final : public VmContext {
     if (MayDonate(*instr)) {
       if (std::optional<absl::Status> ran = DonateOne(instr)) return *ran;
     }
-    return submissions_.AppendOne(instr);
+    const int64_t cost = QueuedCost(*instr);
+    absl::Status s = submissions_.AppendOne(instr);
+    NoteQueued(cost);
+    return s;
   }
 
   // User thread (vm::CheckMayBlock first), outside any capture: a host read
@@ -110,6 +118,15 @@ class VmImpl final : public VmContext {
   absl::Status WaitAll();
   // WaitAll(), then TakeUnreportedErrors().
   absl::Status Sync();
+  // User thread, after a blocking wait for an instruction it queued (a
+  // Sync's barrier, a host read) has returned: the VM may be idle now, so
+  // this thread's next small op should be donated. Clears the thread's
+  // busy-skip and run-ahead state and, if anything is still counted in
+  // flight, releases what has finished (the instruction just waited for:
+  // it signalled its waiter before the scheduler could release it), taking
+  // the engine lock if a scheduler pass lets it within kSettleWaitForPassNs
+  // (else the scheduler's pass releases it). Never waits for unfinished work.
+  void SettleAfterWait();
   // Any thread, never blocks: the first runtime error that no sync point has
   // reported yet (noting how many more there are); each counts as reported now.
   absl::Status TakeUnreportedErrors() { return errors_.TakeUnreported(); }
@@ -149,7 +166,8 @@ class VmImpl final : public VmContext {
   // synchronous mode): `instr` may run on this thread and the VM looks idle
   // (nothing in flight). After finding it busy, this thread skips the test
   // for the next kBusySkip ops (the in-flight count is the scheduler's cache
-  // line): up to that many ops are queued after the VM drains.
+  // line): up to that many ops are queued after the VM drains, unless a wait
+  // (SettleAfterWait) or the run-ahead bound (ThrottleRunAhead) saw it drain.
   [[gnu::always_inline]] bool MayDonate(const Instruction& instr) {
     constexpr int32_t kBusySkip = 8;
     if (!instr.donatable || instr.operand_bytes >= donate_below_) return false;
@@ -162,8 +180,33 @@ class VmImpl final : public VmContext {
       skip = kBusySkip;
       return false;
     }
+    internal_donate::t_run_ahead = 0;
     return true;
   }
+  // Bounded run-ahead (VmOptions::run_ahead_max_bytes): a queued
+  // instruction's estimated cost, its operand bytes (what its kernel reads
+  // and writes) plus kQueuedOpCost for the handoff itself (a few
+  // microseconds of scheduler and worker time: about what a core moves in
+  // that time).
+  static constexpr int64_t kQueuedOpCost = 4096;
+  static int64_t QueuedCost(const Instruction& instr) {
+    return static_cast<int64_t>(instr.operand_bytes) + kQueuedOpCost;
+  }
+  // After queuing `cost` more: past the bound, this thread waits for the VM
+  // to finish what was received so far (ThrottleRunAhead).
+  [[gnu::always_inline]] void NoteQueued(int64_t cost) {
+    if (run_ahead_max_ <= 0) return;
+    int64_t& queued = internal_donate::t_run_ahead;
+    queued += cost;
+    if (queued > run_ahead_max_) [[unlikely]]
+      ThrottleRunAhead();
+  }
+  // Yields the core until every instruction received before the call has
+  // been released, or for kRunAheadWaitNs at most (an instruction in flight
+  // may wait for something this thread does later, e.g. a custom kernel
+  // polling a flag): then the VM is idle, and this thread's next small ops
+  // run on it again instead of queuing behind each other. Not on VM threads.
+  void ThrottleRunAhead();
   // Donate() of a list of one prepared instruction; nullopt, `instr`
   // untouched, when it must be queued.
   std::optional<absl::Status> DonateOne(Instruction* instr);
@@ -225,11 +268,17 @@ class VmImpl final : public VmContext {
 
   // Automatic donation takes instructions with operand_bytes below this:
   // VmOptions::donate_max_bytes + 1 (clamped to operand_bytes' range), 0
-  // when it is off.
+  // when it is off. Off with hang detection (hang_timeout_ms): a custom
+  // kernel that blocks despite small_runs_inline would block the caller
+  // inside its op call, where no timeout can report it.
   const uint32_t donate_below_ =
-      options_.donate_max_bytes <= 0
+      options_.donate_max_bytes <= 0 || options_.hang_timeout_ms > 0
           ? 0
           : static_cast<uint32_t>(std::min<int64_t>(options_.donate_max_bytes, UINT32_MAX - 1) + 1);
+  // VmOptions::run_ahead_max_bytes; 0 when off, in the synchronous mode, or
+  // with automatic donation off (the bound is there to let donation resume).
+  const int64_t run_ahead_max_ =
+      options_.synchronous || donate_below_ == 0 ? 0 : options_.run_ahead_max_bytes;
   InstructionList incoming_;  // the engine's driver only
   // Who drives the engine: the scheduler thread around its passes, a user
   // thread in the synchronous mode or donating (Donate, ReadIfFinal).

@@ -41,6 +41,12 @@ const VmEnvVar kVmVars[] = {
       "run on the calling thread instead of being queued (`0`: always queue).",
       0, INT64_MAX},
      [](const base::EnvValue& v, VmOptions* o) { o->donate_max_bytes = AsInt(v); }},
+    {{"EAGERVM_RUN_AHEAD_MAX_BYTES", base::EnvType::kByteSize, "256KiB",
+      "Bounded run-ahead: a thread whose queued ops are estimated to cost more than this "
+      "(operand bytes plus 4KiB per op) since it last found the VM idle yields until the VM "
+      "catches up (`0`: unbounded).",
+      0, INT64_MAX},
+     [](const base::EnvValue& v, VmOptions* o) { o->run_ahead_max_bytes = AsInt(v); }},
     {{"EAGERVM_SYNCHRONOUS", base::EnvType::kBool, "false",
       "Deterministic debugging mode: no VM threads; each submission runs on the calling thread "
       "before it returns.",
