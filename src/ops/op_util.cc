@@ -62,10 +62,8 @@ bool Fits(const Scalar& s, DType dtype) {
       if (s.is_bool()) return true;
       if (s.is_int()) return s.to<int64_t>() == 0 || s.to<int64_t>() == 1;
       return s.to<double>() == 0.0 || s.to<double>() == 1.0;
-    } else {
-      return FitsInteger<T>(s);
-    }
-  });
+  }
+  return false;
 }
 
 }  // namespace

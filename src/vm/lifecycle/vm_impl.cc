@@ -104,7 +104,7 @@ void VmImpl::SettleAfterWait() {
   DonorLease lease(this, kSettleWaitForPassNs);
   if (!lease.held()) return;
   engine_mu_.AssertHeld();
-  ReleaseAllFinished();
+  RetireAllFinished();
 }
 
 std::optional<absl::Status> VmImpl::DonateOne(Instruction* instr) {
