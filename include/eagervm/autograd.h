@@ -34,7 +34,7 @@ struct GradNode;
 
 namespace autograd {
 
-// Blocks nothing. Runs Backward from `loss` (one element) and adds the
+// Any user thread; never blocks (except for back-pressure). Runs Backward from `loss` (one element) and adds the
 // gradient of each leaf that requires grad to its grad() (a new tensor the
 // first time, then accumulated in place). The backward ops are queued, not
 // run: read grad() like any tensor. Frees the saved tensors of the graph as
@@ -47,7 +47,8 @@ namespace autograd {
 // shape or dtype (InvalidArgument naming the op, some ops then queued).
 [[nodiscard]] EAGERVM_EXPORT absl::Status Backward(const Tensor& loss, bool retain_graph = false);
 
-// The functional form: the gradients of `loss` with respect to `inputs`
+// Any user thread; never blocks (except for back-pressure). `inputs` is read
+// during the call only. The functional form: the gradients of `loss` with respect to `inputs`
 // (leaves or intermediate tensors), in order; leaves' grad() are left as
 // they are. An input the loss does not depend on is InvalidArgument.
 // Frees the graph as Backward does unless `retain_graph`.
@@ -65,11 +66,13 @@ class EAGERVM_EXPORT NoGradGuard {
   NoGradGuard(const NoGradGuard&) = delete;
   NoGradGuard& operator=(const NoGradGuard&) = delete;
 };
-// False inside a NoGradGuard on this thread (and while Backward runs).
+// Any thread; never blocks. False inside a NoGradGuard on this thread (and
+// while Backward runs).
 EAGERVM_EXPORT bool IsGradEnabled();
 
-// Sets every defined grad() of `params` to zero in place (queued; a grad
-// that is undefined stays so).
+// Any user thread; never blocks (except for back-pressure); `params` is read
+// during the call only. Sets every defined grad() of `params` to zero in
+// place (queued; a grad that is undefined stays so).
 [[nodiscard]] EAGERVM_EXPORT absl::Status ZeroGrad(absl::Span<const Tensor> params);
 
 // What a backward formula sees of the op call it differentiates. Valid only
@@ -102,7 +105,8 @@ class EAGERVM_EXPORT BackwardContext {
 using BackwardFn = std::function<absl::StatusOr<std::vector<Tensor>>(
     const BackwardContext& ctx, absl::Span<const Tensor> grad_outputs)>;
 
-// Any thread. Registers the backward of the custom op `op` (RegisterOp). A
+// Any thread; never blocks (takes the registry's lock briefly); `fn` is
+// copied. Registers the backward of the custom op `op` (RegisterOp). A
 // call of a custom op without one records a node all the same, and
 // Backward through it is InvalidArgument naming the op. NotFound for an
 // unknown op, AlreadyExists for a second registration or a built-in.

@@ -139,7 +139,8 @@ class EAGERVM_EXPORT OpHandle {
 namespace ops {
 // Runs a registered op on the current stream of its inputs' device: infers the
 // outputs on this thread (errors are returned here, nothing queued), then queues.
-// Any user thread; does not block (except for back-pressure). `inputs` and
+// Any thread, VM threads included (a kernel may queue ops); does not block
+// (except for back-pressure on a user thread). `inputs` and
 // `attrs` need only live for the call: a braced list (`ops::Call("Scale",
 // {x})`) or a std::vector both bind, and neither is copied.
 //

@@ -108,6 +108,8 @@ class EAGERVM_EXPORT KernelContext {
   }
 
   // Scratch memory from the stream's allocator, freed after the kernel returns.
+  // The kernel's thread. Out of memory, it waits up to VmOptions::oom_wait_ms
+  // for other streams to free some, then returns ResourceExhausted.
   absl::StatusOr<void*> AllocateTemp(size_t bytes);
   const Attrs& attrs() const;
   void* cuda_stream() const;  // cudaStream_t on CUDA, nullptr on CPU

@@ -139,7 +139,8 @@ EAGERVM_EXPORT Tensor Concat(absl::Span<const Tensor> xs, int axis);
 // tensors (at most 4096), each carrying the rejection.
 EAGERVM_EXPORT std::vector<Tensor> Split(const Tensor& x, int64_t parts, int axis);
 
-// Samples of U[lo, hi) (float32 or float64; lo < hi, both finite), queued on
+// Samples of U[lo, hi) (a floating dtype, float16 and bfloat16 sampled in
+// float32 then rounded; lo < hi, both finite), queued on
 // the current stream of `device`. Like RandomNormal, element i depends only
 // on (seed, i): the same seed gives the same tensor on any stream or device.
 EAGERVM_EXPORT Tensor RandomUniform(Shape shape, DType dtype, Device device, uint64_t seed,

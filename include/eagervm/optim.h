@@ -3,8 +3,9 @@
 // Graph. State (momentum, Adam's moments and step count) lives in tensors
 // made by the constructor, so a captured Step replays exactly as eager.
 //
-// Threads: one optimizer is used by one thread at a time. Step blocks
-// nothing; a parameter whose grad() is undefined is skipped.
+// Threads: one optimizer is used by one (user) thread at a time. The
+// constructors and Step queue ops and never block (except for
+// back-pressure); a parameter whose grad() is undefined is skipped.
 #ifndef EAGERVM_OPTIM_H_
 #define EAGERVM_OPTIM_H_
 

@@ -281,7 +281,8 @@ EAGERVM_EXPORT Tensor Zeros(Shape shape, DType dtype, Device device = Device::Cp
 // (e.g. the output of vm::InstructionsBuilder::Call); queues nothing. Reading
 // it before any write is a runtime error. Any thread; never blocks.
 EAGERVM_EXPORT Tensor Empty(Shape shape, DType dtype, Device device = Device::Cpu());
-// Samples of N(0, 1); dtype float32 or float64. The values depend only on the
+// Samples of N(0, 1); a floating dtype (float16 and bfloat16 sampled in
+// float32, then rounded). The values depend only on the
 // seed and the element index (not on the stream or the order of submission).
 EAGERVM_EXPORT Tensor RandomNormal(Shape shape, DType dtype, Device device, uint64_t seed);
 

@@ -12,6 +12,7 @@
 #include "base/thread_role.h"
 #include "profiler/tracer.h"
 #include "vm/diagnostics/trace_hooks.h"
+#include "vm/engine/instruction_pool.h"
 #include "vm/intake/physical_run.h"
 #include "vm/intake/process_vm.h"
 #include "vm/lifecycle/donate.h"
