@@ -188,7 +188,7 @@ BENCHMARK(BM_EvmItem)->UseRealTime();
 
 // ns/op of a dependent chain of N ops then Sync(): how the per-op cost falls
 // as more ops are in flight (tools/plot_inflight.py plots it).
-void BM_EvmInFlight(benchmark::State& state) {
+void InFlightChain(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   Tensor t = Scalar1(0), one = Scalar1(1);
   Check(state, Sync());
@@ -201,6 +201,7 @@ void BM_EvmInFlight(benchmark::State& state) {
   }
   timer.Report(state);
 }
+void BM_EvmInFlight(benchmark::State& state) { InFlightChain(state); }
 BENCHMARK(BM_EvmInFlight)->RangeMultiplier(4)->Range(1, 16384)->UseRealTime();
 
 // BM_EvmInFlight once autograd is in use in the process (a tensor requires
@@ -210,17 +211,7 @@ BENCHMARK(BM_EvmInFlight)->RangeMultiplier(4)->Range(1, 16384)->UseRealTime();
 // the process.
 void BM_EvmInFlightAutogradOn(benchmark::State& state) {
   static const Tensor parameter = Scalar1(0).RequiresGrad();  // installs the recorder
-  const int n = static_cast<int>(state.range(0));
-  Tensor t = Scalar1(0), one = Scalar1(1);
-  Check(state, Sync());
-  OpTimer timer;
-  for (auto _ : state) {
-    const int64_t t0 = WallNanos();
-    for (int i = 0; i < n; ++i) Check(state, ops::AddInplace(t, one));
-    Check(state, Sync());
-    timer.Add(WallNanos() - t0, n);
-  }
-  timer.Report(state);
+  InFlightChain(state);
 }
 BENCHMARK(BM_EvmInFlightAutogradOn)->Arg(4096)->UseRealTime();
 

@@ -383,12 +383,12 @@ void FuzzDLPack(Bytes& in) {
       overflow |= __builtin_mul_overflow(shape[d] - 1, stride, &extent);
       overflow |= __builtin_add_overflow(extent < 0 ? lo : hi, extent, extent < 0 ? &lo : &hi);
     }
-    const int64_t start = (static_cast<unsigned char*>(dl.data) - buffer) +
-                          static_cast<int64_t>(dl.byte_offset);
+    const int64_t start =
+        (static_cast<unsigned char*>(dl.data) - buffer) + static_cast<int64_t>(dl.byte_offset);
     const int64_t e = static_cast<int64_t>(elem);
-    const bool fits = t.ok() && (t.numel() == 0 || (!overflow && lo > -256 && hi < 256 &&
-                                                    start + lo * e >= 0 &&
-                                                    start + (hi + 1) * e + 8 <= 256));
+    const bool fits =
+        t.ok() && (t.numel() == 0 || (!overflow && lo > -256 && hi < 256 && start + lo * e >= 0 &&
+                                      start + (hi + 1) * e + 8 <= 256));
     if (fits) {
       (void)t.Wait();
       if (t.dtype() == DType::kFloat32 || t.dtype() == DType::kFloat64) (void)ops::Sum(t).Wait();

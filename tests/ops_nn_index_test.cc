@@ -159,9 +159,9 @@ TEST(IndexAdd, RejectsABadSourceAndPoisonsOnABadIndex) {
   EXPECT_NE(s.message().find("index[1] = 3 is out of range (valid: [0, 3))"), std::string::npos)
       << s;
   (void)Sync();
-  EXPECT_FALSE(ops::IndexAdd(Make<bool>({true}, {1}), 0, Make<int64_t>({0}, {1}),
-                             Make<bool>({true}, {1}))
-                   .ok());  // not numeric
+  EXPECT_FALSE(
+      ops::IndexAdd(Make<bool>({true}, {1}), 0, Make<int64_t>({0}, {1}), Make<bool>({true}, {1}))
+          .ok());  // not numeric
 }
 
 TEST(IndexOps, OutOfRangeIndexPoisonsTheOutputNamingIt) {

@@ -172,10 +172,10 @@ enum Mode {
   kModes
 };
 const char* const kModeNames[kModes] = {
-    "kernel time",        "eagervm eager",    "eagervm eager sync",
-    "eagervm eager queued", "eagervm graph",  "libtorch (1 thread)",
-    "eagervm eager autograd", "eagervm graph autograd", "libtorch autograd"};
-constexpr Mode kInProcess[] = {kKernel, kEager,         kGraph,         kTorch,
+    "kernel time",      "eagervm eager",       "eagervm eager sync",     "eagervm eager queued",
+    "eagervm graph",    "libtorch (1 thread)", "eagervm eager autograd", "eagervm graph autograd",
+    "libtorch autograd"};
+constexpr Mode kInProcess[] = {kKernel,        kEager,         kGraph,        kTorch,
                                kEagerAutograd, kGraphAutograd, kTorchAutograd};
 bool IsTorch(Mode m) { return m == kTorch || m == kTorchAutograd; }
 // The environment of the modes run in a child process.

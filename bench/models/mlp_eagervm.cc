@@ -75,10 +75,9 @@ class EagervmTrainer final : public MlpTrainer {
   }
 
   absl::Status Capture() {
-    absl::StatusOr<Graph> g =
-        Graph::Capture({x_[0].meta(), y_[0].meta()}, [this](const std::vector<Tensor>& in) {
-          return std::vector<Tensor>{Step(in[0], in[1])};
-        });
+    absl::StatusOr<Graph> g = Graph::Capture(
+        {x_[0].meta(), y_[0].meta()},
+        [this](const std::vector<Tensor>& in) { return std::vector<Tensor>{Step(in[0], in[1])}; });
     if (!g.ok()) return g.status();
     graph_ = *std::move(g);
     return absl::OkStatus();

@@ -34,17 +34,15 @@ struct GradNode;
 
 namespace autograd {
 
-// Any user thread; never blocks (except for back-pressure). Runs Backward from `loss` (one element) and adds the
-// gradient of each leaf that requires grad to its grad() (a new tensor the
-// first time, then accumulated in place). The backward ops are queued, not
-// run: read grad() like any tensor. Frees the saved tensors of the graph as
-// their backward ops are queued, so a second Backward through the same graph
-// is FailedPrecondition, unless `retain_graph`.
-// Errors (nothing queued): loss undefined, an error tensor, not one element,
-// or not requiring grad; a node whose op has no backward formula
-// (InvalidArgument naming the op); a saved tensor changed in place after
-// the forward read it; a custom backward returning a gradient of the wrong
-// shape or dtype (InvalidArgument naming the op, some ops then queued).
+// Any user thread; never blocks (except for back-pressure). Runs Backward from `loss` (one element)
+// and adds the gradient of each leaf that requires grad to its grad() (a new tensor the first time,
+// then accumulated in place). The backward ops are queued, not run: read grad() like any tensor.
+// Frees the saved tensors of the graph as their backward ops are queued, so a second Backward
+// through the same graph is FailedPrecondition, unless `retain_graph`. Errors (nothing queued):
+// loss undefined, an error tensor, not one element, or not requiring grad; a node whose op has no
+// backward formula (InvalidArgument naming the op); a saved tensor changed in place after the
+// forward read it; a custom backward returning a gradient of the wrong shape or dtype
+// (InvalidArgument naming the op, some ops then queued).
 [[nodiscard]] EAGERVM_EXPORT absl::Status Backward(const Tensor& loss, bool retain_graph = false);
 
 // Any user thread; never blocks (except for back-pressure). `inputs` is read

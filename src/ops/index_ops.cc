@@ -1,7 +1,8 @@
 // Index ops: Argmax/Argmin along an axis (-> int64), OneHot, IndexSelect
 // (numpy's take along one axis; an embedding lookup is IndexSelect(table, 0,
-// ids)) and its inverse IndexAdd (an embedding's gradient). Index values are only known when the op runs: an index out of range
-// poisons the output with a message naming it; nothing is read out of bounds.
+// ids)) and its inverse IndexAdd (an embedding's gradient). Index values are only known when the op
+// runs: an index out of range poisons the output with a message naming it; nothing is read out of
+// bounds.
 #include <limits>
 
 #include "base/str_cat.h"
@@ -70,8 +71,8 @@ namespace {
 // The checks IndexSelect and IndexAdd share; returns the normalised axis and
 // sets *picked to IndexSelect's result shape: numpy.take's
 // x.shape[:axis] + index.shape + x.shape[axis+1:].
-absl::StatusOr<int> CheckTake(const Tensor& x, int axis, const Tensor& index,
-                              const std::string& op, Shape* picked) {
+absl::StatusOr<int> CheckTake(const Tensor& x, int axis, const Tensor& index, const std::string& op,
+                              Shape* picked) {
   absl::Status s = internal::CheckTensor(x, op, "x");
   if (s.ok()) s = internal::CheckTensor(index, op, "index");
   if (s.ok()) s = CheckIndex(index, op);
@@ -120,11 +121,11 @@ Tensor IndexAdd(const Tensor& x, int axis, const Tensor& index, const Tensor& so
   if (s.ok()) s = internal::CheckNumeric(x, def.name);
   if (!s.ok()) return Tensor::Error(std::move(s));
   if (source.device() != x.device() || source.dtype() != x.dtype() || source.shape() != picked) {
-    return Tensor::Error(absl::InvalidArgumentError(base::Cat(
-        "IndexAdd: source must be ", ToString(x.dtype()), " ", picked, " on ",
-        x.device().ToString(), " (x ", x.shape(), " indexed by ", index.shape(), " along axis ",
-        axis, "), got ", ToString(source.dtype()), " ", source.shape(), " on ",
-        source.device().ToString())));
+    return Tensor::Error(absl::InvalidArgumentError(
+        base::Cat("IndexAdd: source must be ", ToString(x.dtype()), " ", picked, " on ",
+                  x.device().ToString(), " (x ", x.shape(), " indexed by ", index.shape(),
+                  " along axis ", axis, "), got ", ToString(source.dtype()), " ", source.shape(),
+                  " on ", source.device().ToString())));
   }
   return internal::SubmitOpWithOutput(def, x.dtype(), x.meta(), {&x, &index, &source},
                                       {Scalar(int64_t{*a})});

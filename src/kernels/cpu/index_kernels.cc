@@ -73,24 +73,43 @@ struct OneHot {
   }
 };
 
+// IndexSelect's and IndexAdd's operands: x (input 0) seen as [outer, n,
+// inner] around the axis (scalar 0); the index (input 1) of m entries, each
+// checked to lie in [0, n) (status: the first that does not).
+struct Take {
+  int64_t outer = 1, n = 0, inner = 1, m = 0;
+  const int64_t* index = nullptr;
+  absl::Status status;
+};
+Take TakeOf(KernelContext& ctx) {
+  const Shape& shape = ctx.input_meta(0).shape;
+  const int64_t axis = ctx.scalar(0).to<int64_t>();
+  Take t;
+  t.n = shape[static_cast<int>(axis)];
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (d < axis) t.outer *= shape[d];
+    if (d > axis) t.inner *= shape[d];
+  }
+  t.m = ctx.input_meta(1).shape.numel();
+  t.index = ctx.input<int64_t>(1);
+  for (int64_t j = 0; j < t.m; ++j) {
+    if (t.index[j] < 0 || t.index[j] >= t.n) {
+      t.status = OutOfRange("index", j, t.index[j], t.n);
+      break;
+    }
+  }
+  return t;
+}
+
 // numpy.take(x, index, axis): x seen as [outer, n, inner]; the output as
 // [outer, index.numel(), inner]. Rows of `inner` elements are copied whole.
 template <typename T>
 struct IndexSelect {
   static absl::Status Run(KernelContext& ctx) {
-    const Shape& shape = ctx.input_meta(0).shape;
-    const int64_t axis = ctx.scalar(0).to<int64_t>();
-    int64_t outer = 1, inner = 1;
-    const int64_t n = shape[static_cast<int>(axis)];
-    for (int d = 0; d < shape.rank(); ++d) {
-      if (d < axis) outer *= shape[d];
-      if (d > axis) inner *= shape[d];
-    }
-    const int64_t m = ctx.input_meta(1).shape.numel();
-    const int64_t* index = ctx.input<int64_t>(1);
-    for (int64_t j = 0; j < m; ++j) {
-      if (index[j] < 0 || index[j] >= n) return OutOfRange("index", j, index[j], n);
-    }
+    const Take t = TakeOf(ctx);
+    if (!t.status.ok()) return t.status;
+    const int64_t outer = t.outer, n = t.n, inner = t.inner, m = t.m;
+    const int64_t* index = t.index;
     if (inner == 0 || outer == 0) return absl::OkStatus();
     const T* x = ctx.input<T>(0);
     T* out = ctx.output<T>(0);
@@ -110,23 +129,14 @@ struct IndexSelect {
 template <typename T>
 struct IndexAdd {
   static absl::Status Run(KernelContext& ctx) {
-    const Shape& shape = ctx.input_meta(0).shape;
-    const int64_t axis = ctx.scalar(0).to<int64_t>();
-    int64_t outer = 1, inner = 1;
-    const int64_t n = shape[static_cast<int>(axis)];
-    for (int d = 0; d < shape.rank(); ++d) {
-      if (d < axis) outer *= shape[d];
-      if (d > axis) inner *= shape[d];
-    }
-    const int64_t m = ctx.input_meta(1).shape.numel();
-    const int64_t* index = ctx.input<int64_t>(1);
-    for (int64_t j = 0; j < m; ++j) {
-      if (index[j] < 0 || index[j] >= n) return OutOfRange("index", j, index[j], n);
-    }
+    const Take t = TakeOf(ctx);
+    if (!t.status.ok()) return t.status;
+    const int64_t outer = t.outer, n = t.n, inner = t.inner, m = t.m;
+    const int64_t* index = t.index;
     const T* x = ctx.input<T>(0);
     const T* src = ctx.input<T>(2);
     T* out = ctx.output<T>(0);
-    const int64_t total = shape.numel();
+    const int64_t total = ctx.input_meta(0).shape.numel();
     if (total > 0 && out != x) std::memcpy(out, x, static_cast<size_t>(total) * sizeof(T));
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t j = 0; j < m; ++j) {
