@@ -93,14 +93,16 @@ TEST_F(ErrorsTest, ShapeMismatchRejectedAtOnceNothingQueued) {
   EXPECT_EQ(Received(), before);
 }
 
+// Binary elementwise ops promote mixed dtypes (NumPy's rules; the strict
+// refusal is dtypes_strict_test's); ops that need one dtype refuse at once.
 TEST_F(ErrorsTest, DTypeMismatchRejectedAtOnce) {
-  Tensor f = Full({3}, 1.0f, DType::kFloat32);
-  Tensor i = Full({3}, 1, DType::kInt64);
+  Tensor f = Full({3, 3}, 1.0f, DType::kFloat32);
+  Tensor i = Full({3, 3}, 1, DType::kInt64);
   ASSERT_TRUE(Sync().ok());
   const uint64_t before = Received();
-  Tensor c = ops::Add(f, i);
+  Tensor c = ops::MatMul(f, i);
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(c.status().message()), HasSubstr("Add"));
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("MatMul"));
   EXPECT_THAT(std::string(c.status().message()), HasSubstr("float32"));
   EXPECT_THAT(std::string(c.status().message()), HasSubstr("int64"));
   EXPECT_EQ(ops::AddInplace(f, i).code(), absl::StatusCode::kInvalidArgument);
