@@ -117,7 +117,7 @@ const std::vector<std::string> kEveryVariable = {
     "EAGERVM_OOM_WAIT_MS=10",          "EAGERVM_HANG_TIMEOUT_MS=5000",
     "EAGERVM_COLLECTIVES_ON_CALLER=1", "EAGERVM_TRACE=/tmp/run.json",
     "EAGERVM_LOG_LEVEL=Debug",         "EAGERVM_DONATE_MAX_BYTES=2KiB",
-    "EAGERVM_STRICT_DTYPES=on",         "EAGERVM_RUN_AHEAD_MAX_BYTES=64KiB",
+    "EAGERVM_STRICT_DTYPES=on",        "EAGERVM_RUN_AHEAD_MAX_BYTES=64KiB",
 };
 
 TEST(Env, EachVariableParses) {

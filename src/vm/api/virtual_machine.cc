@@ -153,14 +153,13 @@ absl::Status Sync() {
 }
 
 std::string VmStats::ToString() const {
-  std::string s =
-      base::Cat("VmStats{received=", received, " dispatched=", dispatched, " finished=", finished,
-                " failed=", failed, " batched=", batched, " inlined=", inlined,
-                " donated=", donated, " barriers=", barriers, " in_flight=", in_flight,
-                " peak_in_flight=", peak_in_flight, " scheduler_wakeups=", scheduler_wakeups,
-                " worker_wakeups=", worker_wakeups, " backpressure_waits=", backpressure_waits,
-                " run_ahead_waits=", run_ahead_waits, " contiguous_copies=", contiguous_copies,
-                " instructions_allocated=", instructions_allocated);
+  std::string s = base::Cat(
+      "VmStats{received=", received, " dispatched=", dispatched, " finished=", finished,
+      " failed=", failed, " batched=", batched, " inlined=", inlined, " donated=", donated,
+      " barriers=", barriers, " in_flight=", in_flight, " peak_in_flight=", peak_in_flight,
+      " scheduler_wakeups=", scheduler_wakeups, " worker_wakeups=", worker_wakeups,
+      " backpressure_waits=", backpressure_waits, " run_ahead_waits=", run_ahead_waits,
+      " contiguous_copies=", contiguous_copies, " instructions_allocated=", instructions_allocated);
   for (const MemoryStats& m : memory) {
     s += base::Cat(" ", m.device.ToString(), "{in_use=", m.bytes_in_use,
                    " peak=", m.peak_bytes_in_use, " reserved=", m.bytes_reserved,
