@@ -116,6 +116,28 @@ Pair MakeInput(std::mt19937& rng, Shape shape, bool view, Device dev, float lo, 
   return {cpu, d};
 }
 
+std::vector<Variant> Variants(std::mt19937& rng, int64_t rows, int64_t cols, DType dtype,
+                              Device dev, float lo, float hi) {
+  auto make = [&](Shape base) {
+    std::vector<float> v = RandomFloats(rng, base.numel(), lo, hi);
+    Tensor cpu = ops::Cast(FromVector<float>(v, base), dtype);
+    return Pair{cpu, cpu.To(dev)};
+  };
+  Pair c = make({rows, cols});
+  Pair o = make({rows + 2, cols});
+  Pair t = make({cols, rows});
+  return {{"contiguous", c},
+          {"offset view", {o.cpu.Slice(1, rows + 1), o.dev.Slice(1, rows + 1)}},
+          {"strided", {t.cpu.T(), t.dev.T()}}};
+}
+
+Pair Labels(std::mt19937& rng, int64_t n, int64_t classes, Device dev) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t& x : v) x = std::uniform_int_distribution<int64_t>(0, classes - 1)(rng);
+  Tensor cpu = FromVector<int64_t>(v, {n});
+  return {cpu, cpu.To(dev)};
+}
+
 bool Lacking::operator()(const Tensor& t, const std::string& op) {
   if (t.ok() || t.status().code() != absl::StatusCode::kUnimplemented) return false;
   ops_.emplace(op, t.status().ToString());

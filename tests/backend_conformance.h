@@ -92,6 +92,19 @@ struct Pair {
   Tensor cpu, dev;
 };
 Pair MakeInput(std::mt19937& rng, Shape shape, bool view, Device dev, float lo = -2, float hi = 2);
+// The same values as a [rows, cols] tensor of `dtype`, three ways: compact,
+// rows 1..rows+1 of a larger storage (an offset), and the transpose of a
+// compact [cols, rows] storage (strided). Built on the CPU (uniform in
+// [lo, hi), then cast), copied whole to the backend, the view taken on both
+// sides.
+struct Variant {
+  std::string name;  // "contiguous", "offset view", "strided"
+  Pair in;
+};
+std::vector<Variant> Variants(std::mt19937& rng, int64_t rows, int64_t cols, DType dtype,
+                              Device dev, float lo = -2, float hi = 2);
+// n integer labels in [0, classes) as int64 [n], on the CPU and the backend.
+Pair Labels(std::mt19937& rng, int64_t n, int64_t classes, Device dev);
 // A host callback on t (AccessBlobByCallback in one PhysicalRun).
 absl::Status Access(const Tensor& t, vm::AccessMode mode, std::function<void(void*, size_t)> cb);
 
