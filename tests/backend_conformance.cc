@@ -138,6 +138,41 @@ Pair Labels(std::mt19937& rng, int64_t n, int64_t classes, Device dev) {
   return {cpu, cpu.To(dev)};
 }
 
+const NamedUnaryOps& NumericUnaryOps() {
+  static const NamedUnaryOps* const list = new NamedUnaryOps{
+      {"Neg", ops::Neg},
+      {"Abs", ops::Abs},
+      {"Relu", ops::Relu},
+      {"AddScalar", [](const Tensor& x) { return ops::AddScalar(x, 3); }},
+      {"MulScalar", [](const Tensor& x) { return ops::MulScalar(x, 2); }},
+      {"Sum", [](const Tensor& x) { return ops::Sum(x); }},
+      {"Sum0", [](const Tensor& x) { return ops::Sum(x, 0); }},
+      {"Sum1", [](const Tensor& x) { return ops::Sum(x, 1, true); }},
+      {"Max", [](const Tensor& x) { return ops::Max(x); }},
+      {"Max1", [](const Tensor& x) { return ops::Max(x, 1); }},
+      {"Contiguous", [](const Tensor& x) { return x.Contiguous(); }},
+  };
+  return *list;
+}
+
+const NamedBinaryOps& NumericBinaryOps() {
+  static const NamedBinaryOps* const list = new NamedBinaryOps{
+      {"Add", ops::Add},
+      {"Sub", ops::Sub},
+      {"Mul", ops::Mul},
+      {"Maximum", ops::Maximum},
+      {"Minimum", ops::Minimum},
+      {"Eq", ops::Eq},
+      {"Ne", ops::Ne},
+      {"Lt", ops::Lt},
+      {"Le", ops::Le},
+      {"Gt", ops::Gt},
+      {"Ge", ops::Ge},
+      {"Where", [](const Tensor& a, const Tensor& b) { return ops::Where(ops::Gt(a, b), a, b); }},
+  };
+  return *list;
+}
+
 bool Lacking::operator()(const Tensor& t, const std::string& op) {
   if (t.ok() || t.status().code() != absl::StatusCode::kUnimplemented) return false;
   ops_.emplace(op, t.status().ToString());

@@ -20,6 +20,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "eagervm/eagervm.h"
@@ -105,6 +106,17 @@ std::vector<Variant> Variants(std::mt19937& rng, int64_t rows, int64_t cols, DTy
                               Device dev, float lo = -2, float hi = 2);
 // n integer labels in [0, classes) as int64 [n], on the CPU and the backend.
 Pair Labels(std::mt19937& rng, int64_t n, int64_t classes, Device dev);
+// Named ops for the cases to run over their inputs.
+using UnaryOp = std::function<Tensor(const Tensor&)>;
+using BinaryOp = std::function<Tensor(const Tensor&, const Tensor&)>;
+using NamedUnaryOps = std::vector<std::pair<std::string, UnaryOp>>;
+using NamedBinaryOps = std::vector<std::pair<std::string, BinaryOp>>;
+// Unary ops and reductions of any numeric dtype: Neg, Abs, Relu, AddScalar,
+// MulScalar, Sum, Max (all, per axis), Contiguous.
+const NamedUnaryOps& NumericUnaryOps();
+// Binary ops of any numeric dtype: Add, Sub, Mul, Maximum, Minimum, the six
+// comparisons, Where.
+const NamedBinaryOps& NumericBinaryOps();
 // A host callback on t (AccessBlobByCallback in one PhysicalRun).
 absl::Status Access(const Tensor& t, vm::AccessMode mode, std::function<void(void*, size_t)> cb);
 

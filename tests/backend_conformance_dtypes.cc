@@ -59,53 +59,27 @@ constexpr DType kNewDTypes[] = {DType::kUInt8, DType::kFloat16, DType::kBFloat16
 // Elementwise, comparison, reduction, cast and in-place ops.
 TEST_P(BackendConformance, NewDtypesElementwiseReductionsAndCasts) {
   std::mt19937 rng(21);
-  using Unary = std::function<Tensor(const Tensor&)>;
-  using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
-  const std::vector<std::pair<std::string, Unary>> unary = {
-      {"Neg", ops::Neg},
-      {"Abs", ops::Abs},
-      {"Relu", ops::Relu},
-      {"AddScalar", [](const Tensor& x) { return ops::AddScalar(x, 3); }},
-      {"MulScalar", [](const Tensor& x) { return ops::MulScalar(x, 2); }},
-      {"DivScalar", [](const Tensor& x) { return ops::DivScalar(x, 4); }},
-      {"Exp", ops::Exp},
-      {"Sigmoid", ops::Sigmoid},
-      {"Tanh", ops::Tanh},
-      {"Pow2", [](const Tensor& x) { return ops::Pow(x, 2.0); }},
-      {"Gelu", [](const Tensor& x) { return ops::Gelu(x); }},
-      {"GeluTanh", [](const Tensor& x) { return ops::Gelu(x, true); }},
-      {"Sum", [](const Tensor& x) { return ops::Sum(x); }},
-      {"Sum0", [](const Tensor& x) { return ops::Sum(x, 0); }},
-      {"Sum1", [](const Tensor& x) { return ops::Sum(x, 1, true); }},
-      {"Mean", [](const Tensor& x) { return ops::Mean(x); }},
-      {"Mean0", [](const Tensor& x) { return ops::Mean(x, 0, true); }},
-      {"Max", [](const Tensor& x) { return ops::Max(x); }},
-      {"Max1", [](const Tensor& x) { return ops::Max(x, 1); }},
-      {"Min0", [](const Tensor& x) { return ops::Min(x, 0); }},
-      {"Argmax0", [](const Tensor& x) { return ops::Argmax(x, 0); }},
-      {"Argmin1", [](const Tensor& x) { return ops::Argmin(x, 1, true); }},
-      {"Softmax1", [](const Tensor& x) { return ops::Softmax(x, 1); }},
-      {"LogSoftmax0", [](const Tensor& x) { return ops::LogSoftmax(x, 0); }},
-      {"Contiguous", [](const Tensor& x) { return x.Contiguous(); }},
-      {"Transpose", [](const Tensor& x) { return ops::Transpose(x); }},
-  };
-  const std::vector<std::pair<std::string, Binary>> binary = {
-      {"Add", ops::Add},
-      {"Sub", ops::Sub},
-      {"Mul", ops::Mul},
-      {"Maximum", ops::Maximum},
-      {"Minimum", ops::Minimum},
-      {"Eq", ops::Eq},
-      {"Ne", ops::Ne},
-      {"Lt", ops::Lt},
-      {"Le", ops::Le},
-      {"Gt", ops::Gt},
-      {"Ge", ops::Ge},
-      {"Where", [](const Tensor& a, const Tensor& b) { return ops::Where(ops::Gt(a, b), a, b); }},
-      // A divisor of at least 1 (uint8 would fail at run time on 0).
-      {"Div", [](const Tensor& a,
-                 const Tensor& b) { return ops::Div(a, ops::AddScalar(ops::Abs(b), 1)); }},
-  };
+  NamedUnaryOps unary = NumericUnaryOps();
+  unary.insert(unary.end(), {{"DivScalar", [](const Tensor& x) { return ops::DivScalar(x, 4); }},
+                             {"Exp", ops::Exp},
+                             {"Sigmoid", ops::Sigmoid},
+                             {"Tanh", ops::Tanh},
+                             {"Pow2", [](const Tensor& x) { return ops::Pow(x, 2.0); }},
+                             {"Gelu", [](const Tensor& x) { return ops::Gelu(x); }},
+                             {"GeluTanh", [](const Tensor& x) { return ops::Gelu(x, true); }},
+                             {"Mean", [](const Tensor& x) { return ops::Mean(x); }},
+                             {"Mean0", [](const Tensor& x) { return ops::Mean(x, 0, true); }},
+                             {"Min0", [](const Tensor& x) { return ops::Min(x, 0); }},
+                             {"Argmax0", [](const Tensor& x) { return ops::Argmax(x, 0); }},
+                             {"Argmin1", [](const Tensor& x) { return ops::Argmin(x, 1, true); }},
+                             {"Softmax1", [](const Tensor& x) { return ops::Softmax(x, 1); }},
+                             {"LogSoftmax0", [](const Tensor& x) { return ops::LogSoftmax(x, 0); }},
+                             {"Transpose", [](const Tensor& x) { return ops::Transpose(x); }}});
+  NamedBinaryOps binary = NumericBinaryOps();
+  // A divisor of at least 1 (uint8 would fail at run time on 0).
+  binary.emplace_back("Div", [](const Tensor& a, const Tensor& b) {
+    return ops::Div(a, ops::AddScalar(ops::Abs(b), 1));
+  });
   constexpr DType kAll[] = {DType::kBool,    DType::kUInt8,    DType::kInt32,   DType::kInt64,
                             DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
   Lacking lacking;

@@ -15,38 +15,13 @@ namespace eagervm::conformance {
 // Elementwise, comparison, Where and reduction ops in every numeric dtype.
 TEST_P(BackendConformance, ElementwiseAndReductionsInEveryDtype) {
   std::mt19937 rng(11);
-  using Unary = std::function<Tensor(const Tensor&)>;
-  using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
-  const std::vector<std::pair<std::string, Unary>> unary = {
-      {"Neg", ops::Neg},
-      {"Abs", ops::Abs},
-      {"Relu", ops::Relu},
-      {"AddScalar", [](const Tensor& x) { return ops::AddScalar(x, 3); }},
-      {"MulScalar", [](const Tensor& x) { return ops::MulScalar(x, -2); }},
-      {"Sum", [](const Tensor& x) { return ops::Sum(x); }},
-      {"Sum0", [](const Tensor& x) { return ops::Sum(x, 0); }},
-      {"Sum1", [](const Tensor& x) { return ops::Sum(x, 1, true); }},
-      {"Max", [](const Tensor& x) { return ops::Max(x); }},
-      {"Max1", [](const Tensor& x) { return ops::Max(x, 1); }},
-      {"CastF64", [](const Tensor& x) { return ops::Cast(x, DType::kFloat64); }},
-      {"CastI64", [](const Tensor& x) { return ops::Cast(x, DType::kInt64); }},
-      {"CastBool", [](const Tensor& x) { return ops::Cast(x, DType::kBool); }},
-      {"Contiguous", [](const Tensor& x) { return x.Contiguous(); }},
-  };
-  const std::vector<std::pair<std::string, Binary>> binary = {
-      {"Add", ops::Add},
-      {"Sub", ops::Sub},
-      {"Mul", ops::Mul},
-      {"Maximum", ops::Maximum},
-      {"Minimum", ops::Minimum},
-      {"Eq", ops::Eq},
-      {"Ne", ops::Ne},
-      {"Lt", ops::Lt},
-      {"Le", ops::Le},
-      {"Gt", ops::Gt},
-      {"Ge", ops::Ge},
-      {"Where", [](const Tensor& a, const Tensor& b) { return ops::Where(ops::Gt(a, b), a, b); }},
-  };
+  NamedUnaryOps unary = NumericUnaryOps();
+  unary.insert(unary.end(),
+               {{"MulScalarNeg", [](const Tensor& x) { return ops::MulScalar(x, -2); }},
+                {"CastF64", [](const Tensor& x) { return ops::Cast(x, DType::kFloat64); }},
+                {"CastI64", [](const Tensor& x) { return ops::Cast(x, DType::kInt64); }},
+                {"CastBool", [](const Tensor& x) { return ops::Cast(x, DType::kBool); }}});
+  const NamedBinaryOps& binary = NumericBinaryOps();
   Lacking lacking;
   for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64}) {
     const float scale = (dt == DType::kInt32 || dt == DType::kInt64) ? 10.0f : 2.0f;
