@@ -178,13 +178,18 @@ TEST(Graph, BadOpInsideFailsCaptureWithTheEagerError) {
 }
 
 TEST(Graph, ConstantsAreHoistedAndDeadCodeDropped) {
-  absl::StatusOr<Graph> g = Graph::Capture({F32({4})}, [](const std::vector<Tensor>& in) {
-    Tensor c = ops::MulScalar(Full({4}, 2.0, DType::kFloat32), 3.0);  // constant: 2 nodes
-    Tensor unused = ops::Exp(in[0]);                                  // dead
-    (void)unused;
-    Tensor v = FromVector<float>({1, 2, 3, 4}, {4});  // constant host write
-    return std::vector<Tensor>{ops::Add(ops::Mul(in[0], c), v)};
-  });
+  GraphOptions options;
+  options.fuse = false;  // Mul and Add would be one node
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {F32({4})},
+      [](const std::vector<Tensor>& in) {
+        Tensor c = ops::MulScalar(Full({4}, 2.0, DType::kFloat32), 3.0);  // constant: 2 nodes
+        Tensor unused = ops::Exp(in[0]);                                  // dead
+        (void)unused;
+        Tensor v = FromVector<float>({1, 2, 3, 4}, {4});  // constant host write
+        return std::vector<Tensor>{ops::Add(ops::Mul(in[0], c), v)};
+      },
+      options);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->GetStats().captured_nodes, 6);
   EXPECT_EQ(g->GetStats().constant_nodes, 3);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/str_cat.h"
+#include "graph/fusion.h"
 #include "graph/memory_plan.h"
 #include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
@@ -22,6 +23,11 @@ class PlanBuilder {
     plan_->captured_nodes_ = static_cast<int64_t>(p_.nodes.size());
     plan_->num_inputs_ = static_cast<int>(p_.input_metas.size());
     plan_->num_parameters_ = static_cast<int>(p_.parameters.size());
+    if (options_.fuse) {
+      const FusionStats f = FuseElementwiseChains(&p_, &plan_->fused_kernels_);
+      plan_->fused_nodes_ = f.fused_nodes;
+      plan_->fused_ops_ = f.fused_ops;
+    }
     Accesses();
     EliminateDeadCode();
     FindConstants();
@@ -427,6 +433,7 @@ class PlanBuilder {
     out->name = node.name();
     out->kernel = node.call.kernel;
     out->host_write = node.host_write;
+    out->input_origin = node.input_origin;
     out->reads = reads_[n];
     out->read_states = read_states_[n];
     out->overwritten_mask = node.call.overwritten_mask;
@@ -504,6 +511,8 @@ GraphStats Plan::stats() const {
   s.captured_nodes = captured_nodes_;
   s.nodes = static_cast<int64_t>(nodes_.size());
   s.constant_nodes = static_cast<int64_t>(init_.size());
+  s.fused_nodes = fused_nodes_;
+  s.fused_ops = fused_ops_;
   s.segments = static_cast<int64_t>(segments_.size());
   for (const Arena& a : arenas_) {
     s.arena_bytes += static_cast<int64_t>(a.planned_bytes);
