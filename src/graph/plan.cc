@@ -395,13 +395,14 @@ class PlanBuilder {
       }
     }
     for (graph::Segment& seg : plan.segments_) {
-      bool all_inline = true, has_host_write = false;
+      bool all_inline = true, has_host_write = false, never_blocks = true;
       size_t bytes = 0;
       for (int m = seg.begin; m < seg.end; ++m) {
         const Node& node = p_.nodes[main_[m]];
         PlanNode& pn = plan.nodes_[m];
         all_inline &= node.call.may_run_inline || pn.kernel == nullptr;
         has_host_write |= pn.kernel == nullptr;
+        never_blocks &= node.call.never_blocks || pn.kernel == nullptr;
         for (const auto& [op, slot, offset] : pn.bound_patches) {
           auto it = std::find_if(seg.bound.begin(), seg.bound.end(),
                                  [slot = slot](const auto& e) { return e.first == slot; });
@@ -420,6 +421,7 @@ class PlanBuilder {
         for (const internal::Operand& o : pn.args.outputs) bytes += Bytes(o);
       }
       if (all_inline) seg.inline_bytes = bytes;
+      if (never_blocks && seg.stream->policy()->device().is_cpu()) seg.donatable_bytes = bytes;
       DeviceReplay replay;
       replay.eligible = options_.device_graphs && !options_.check_lifetimes &&
                         !seg.stream->policy()->device().is_cpu() && !has_host_write;

@@ -33,6 +33,7 @@
 #include "vm/blob_object.h"
 #include "vm/engine/instruction_policy.h"
 #include "vm/kernel_args.h"
+#include "vm/policies/launch_policy.h"
 #include "vm/streams/stream_policy.h"
 
 namespace eagervm::graph {
@@ -119,6 +120,8 @@ struct Segment {
   };
   std::vector<Patch> patches;
   size_t inline_bytes = vm::InstructionPolicy::kNotInline;
+  // Its nodes' operand bytes if none may block (vm::LaunchTarget::DonatableBytes).
+  size_t donatable_bytes = vm::LaunchTarget::kNotDonatable;
   bool checked = false;  // a node reads bytes nothing wrote: the checked loop refuses it
 };
 
