@@ -117,7 +117,7 @@ class Chain {
         float* o = k.output >= 0 ? out[k.output] + t : tiles[l];
         result[l] = o;
         if (k.a.kind != Ref::kRow && k.b.kind != Ref::kRow) {
-          int64_t sa, sb;
+          int64_t sa = 0, sb = 0;
           const float* a = At(k.a, in, result, t, 0, &sa);
           const float* b = At(k.b, in, result, t, 0, &sb);
           Apply(k.op, o, a, sa, b, sb, len);
@@ -125,7 +125,7 @@ class Chain {
         }
         for (int64_t pos = 0; pos < len;) {  // piece by piece, within one row
           const int64_t n = std::min(len - pos, row - (t + pos) % row);
-          int64_t sa, sb;
+          int64_t sa = 0, sb = 0;
           const float* a = At(k.a, in, result, t, pos, &sa);
           const float* b = At(k.b, in, result, t, pos, &sb);
           Apply(k.op, o + pos, a, sa, b, sb, n);
