@@ -4,6 +4,7 @@
 // plan against one eager op (each + Sync). oneTBB's prebuilt flow-graph
 // chain, the peer, runs in its own process (bench/peers/tbb_peer_bench.cc,
 // scripts/bench_peers.sh): peers never share a process with eagervm.
+#include <string>
 #include <vector>
 
 #include "common/chain_bench.h"
@@ -102,6 +103,42 @@ void BM_EagerOneOp(benchmark::State& state) {
 }
 BENCHMARK(BM_EagerOneOp)->UseRealTime();
 
+// An elementwise chain over tensors larger than the caches (a bias row,
+// scale, shift, Relu: y = relu((x + bias) * 0.5 - 0.25) * 2, on [rows,
+// 1024] float32), as one graph: range(0) rows, range(1) 1 = fused
+// (GraphOptions::fuse), 0 = the same plan unfused. Per Run + Sync.
+void BM_GraphElementwiseChain(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  const Shape shape{rows, 1024};
+  Tensor x = ops::RandomUniform(shape, DType::kFloat32, Device::Cpu(), 1);
+  Tensor bias = ops::RandomUniform({1024}, DType::kFloat32, Device::Cpu(), 2);
+  GraphOptions options;
+  options.fuse = state.range(1) != 0;
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {TensorMeta{shape, DType::kFloat32, Device::Cpu()}},
+      [&](const std::vector<Tensor>& in) {
+        Tensor y = ops::Relu(ops::SubScalar(ops::MulScalar(ops::Add(in[0], bias), 0.5), 0.25));
+        return std::vector<Tensor>{ops::MulScalar(y, 2.0)};
+      },
+      options);
+  if (!g.ok()) {
+    state.SkipWithError(std::string(g.status().message()).c_str());
+    return;
+  }
+  OpTimer timer;
+  for (auto _ : state) {
+    const int64_t t0 = WallNanos();
+    const Tensor in[] = {x};
+    absl::StatusOr<std::vector<Tensor>> out = g->Run(in);
+    Check(state, out.status());
+    Check(state, (*out)[0].Wait());
+    timer.Add(WallNanos() - t0, 1);
+  }
+  timer.Report(state);
+  state.counters["fused_ops"] = static_cast<double>(g->GetStats().fused_ops);
+}
+BENCHMARK(BM_GraphElementwiseChain)->ArgsProduct({{64, 1024}, {1, 0}})->UseRealTime();
+
 }  // namespace
 }  // namespace eagervm::bench
 
@@ -117,5 +154,9 @@ int main(int argc, char** argv) {
           {"1000-node chain: eager / direct kernel loop", "BM_EagerChain", "BM_DirectChain", ""},
           {"1-node plan Run+Sync / one eager op + Sync", "BM_GraphOneNode", "BM_EagerOneOp",
            "<= 2x"},
+          {"5-op chain on [64,1024]: fused / unfused", "BM_GraphElementwiseChain/64/1",
+           "BM_GraphElementwiseChain/64/0", ""},
+          {"5-op chain on [1024,1024]: fused / unfused", "BM_GraphElementwiseChain/1024/1",
+           "BM_GraphElementwiseChain/1024/0", ""},
       });
 }

@@ -7,7 +7,7 @@
 //
 //   linear_regression [--samples=4096] [--features=8] [--steps=100] [--lr=0.1]
 //                     [--noise=0.1] [--seed=1] [--print-every=10] [--quiet]
-//                     [--tolerance=0.02]
+//                     [--tolerance=0.02] [--fuse=1]
 //
 // Exits 0 iff every fitted parameter is within --tolerance of the true one
 // (the test suite runs it in a short mode), 1 if not, 2 on a runtime error.
@@ -39,6 +39,7 @@ struct Options {
   int print_every = 10;
   bool quiet = false;
   double tolerance = 0.02;
+  bool fuse = true;  // GraphOptions::fuse (0: to compare)
 };
 
 bool ParseFlag(const char* arg, const char* name, std::string* value) {
@@ -69,6 +70,8 @@ bool ParseOptions(int argc, char** argv, Options* o) try {
       o->print_every = std::stoi(v);
     else if (ParseFlag(argv[i], "--tolerance", &v))
       o->tolerance = std::stod(v);
+    else if (ParseFlag(argv[i], "--fuse", &v))
+      o->fuse = v != "0";
     else {
       std::fprintf(stderr, "unknown flag %s (see the comment at the top of linear_regression.cc)\n",
                    argv[i]);
@@ -136,12 +139,23 @@ int main(int argc, char** argv) {
     Tensor b = eagervm::Zeros({1, 1}, DType::kFloat32);
     std::optional<eagervm::Graph> g;
     if (graph) {
+      eagervm::GraphOptions options;
+      options.fuse = o.fuse;
       absl::StatusOr<eagervm::Graph> c = eagervm::Graph::Capture(
-          {x.meta(), xt.meta(), y.meta()}, [&](const std::vector<Tensor>& in) {
+          {x.meta(), xt.meta(), y.meta()},
+          [&](const std::vector<Tensor>& in) {
             return std::vector<Tensor>{step_fn(in[0], in[1], in[2], w, b)};
-          });
+          },
+          options);
       if (!c.ok()) return c.status();
       g = *std::move(c);
+      const eagervm::GraphStats st = g->GetStats();
+      if (!o.quiet) {
+        std::printf(
+            "graph: %lld ops captured, %lld nodes per run (%lld fused nodes holding %lld ops)\n",
+            static_cast<long long>(st.captured_nodes), static_cast<long long>(st.nodes),
+            static_cast<long long>(st.fused_nodes), static_cast<long long>(st.fused_ops));
+      }
     }
     EAGERVM_RETURN_IF_ERROR(eagervm::Sync());
     const auto t0 = std::chrono::steady_clock::now();

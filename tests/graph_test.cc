@@ -178,13 +178,18 @@ TEST(Graph, BadOpInsideFailsCaptureWithTheEagerError) {
 }
 
 TEST(Graph, ConstantsAreHoistedAndDeadCodeDropped) {
-  absl::StatusOr<Graph> g = Graph::Capture({F32({4})}, [](const std::vector<Tensor>& in) {
-    Tensor c = ops::MulScalar(Full({4}, 2.0, DType::kFloat32), 3.0);  // constant: 2 nodes
-    Tensor unused = ops::Exp(in[0]);                                  // dead
-    (void)unused;
-    Tensor v = FromVector<float>({1, 2, 3, 4}, {4});  // constant host write
-    return std::vector<Tensor>{ops::Add(ops::Mul(in[0], c), v)};
-  });
+  GraphOptions options;
+  options.fuse = false;  // Mul and Add would be one node
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {F32({4})},
+      [](const std::vector<Tensor>& in) {
+        Tensor c = ops::MulScalar(Full({4}, 2.0, DType::kFloat32), 3.0);  // constant: 2 nodes
+        Tensor unused = ops::Exp(in[0]);                                  // dead
+        (void)unused;
+        Tensor v = FromVector<float>({1, 2, 3, 4}, {4});  // constant host write
+        return std::vector<Tensor>{ops::Add(ops::Mul(in[0], c), v)};
+      },
+      options);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->GetStats().captured_nodes, 6);
   EXPECT_EQ(g->GetStats().constant_nodes, 3);
@@ -341,6 +346,27 @@ TEST(Graph, KernelTemporariesComeFromTheArenaAfterTheFirstRun) {
   // The float Sum accumulates in a temporary: the first run sized it, the
   // second reserved it in the arena.
   EXPECT_GT(g->GetStats().arena_bytes, planned);
+}
+
+// A plan of one segment of built-in ops on an idle VM runs on the thread
+// that called Run, as a small eager op does (no hand-off to a worker).
+TEST(Graph, ASmallPlanOnAnIdleVmIsDonatedToTheCaller) {
+  absl::StatusOr<Graph> g = Graph::Capture({F32({64})}, [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{ops::MulScalar(ops::Sum(ops::AddScalar(in[0], 1)), 2.0)};
+  });
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->GetStats().segments, 1);
+  Tensor x = Full({64}, 1.0, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  int donated = 0;
+  for (int r = 0; r < 5; ++r) {
+    ASSERT_TRUE(Sync().ok());
+    const uint64_t before = VirtualMachine::Get().GetStats().donated;
+    std::vector<Tensor> out = RunOk(*g, {x});
+    donated += VirtualMachine::Get().GetStats().donated > before;
+    EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{256}));
+  }
+  EXPECT_GE(donated, 3);  // a run may find a release still in flight
 }
 
 }  // namespace

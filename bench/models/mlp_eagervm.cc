@@ -1,5 +1,7 @@
 // The MLP through eagervm's public API, eagerly or as a captured Graph.
+#include <cstdlib>
 #include <optional>
+#include <string_view>
 
 #include "eagervm/eagervm.h"
 #include "models/mlp.h"
@@ -75,9 +77,14 @@ class EagervmTrainer final : public MlpTrainer {
   }
 
   absl::Status Capture() {
+    // MLP_GRAPH_FUSE=0: the plan without elementwise fusion (to compare).
+    GraphOptions options;
+    const char* fuse = std::getenv("MLP_GRAPH_FUSE");
+    options.fuse = fuse == nullptr || std::string_view(fuse) != "0";
     absl::StatusOr<Graph> g = Graph::Capture(
         {x_[0].meta(), y_[0].meta()},
-        [this](const std::vector<Tensor>& in) { return std::vector<Tensor>{Step(in[0], in[1])}; });
+        [this](const std::vector<Tensor>& in) { return std::vector<Tensor>{Step(in[0], in[1])}; },
+        options);
     if (!g.ok()) return g.status();
     graph_ = *std::move(g);
     return absl::OkStatus();

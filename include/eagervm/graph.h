@@ -22,6 +22,8 @@ struct GraphStats {
   int64_t captured_nodes = 0;     // ops recorded by Capture
   int64_t nodes = 0;              // nodes run per Run() after the passes (constants hoisted out)
   int64_t constant_nodes = 0;     // run once, by the first Run
+  int64_t fused_nodes = 0;        // nodes that each run a chain of elementwise ops
+  int64_t fused_ops = 0;          // captured ops inside those chains
   int64_t segments = 0;           // instructions per Run() (critical sections, streams)
   int64_t arena_bytes = 0;        // planned memory for intermediates and kernel temporaries
   int64_t lower_bound_bytes = 0;  // peak of simultaneously live intermediate bytes
@@ -40,6 +42,11 @@ struct GraphOptions {
   // one warm-up run through the flat executor), falling back to the flat
   // executor if recording fails. No effect on CPU segments.
   bool device_graphs = true;
+  // Fuse chains of float32 elementwise ops on a CPU stream (Add Sub Mul Div
+  // Maximum, their Scalar forms, Relu, Neg) into one node each, evaluated
+  // tile by tile; results only the chain reads are never allocated.
+  // Bitwise equal to the unfused ops (docs/graph.md, "Fusion").
+  bool fuse = true;
   // The stream the plan runs on for its device. Unset: the device's graph
   // stream, a stream of its own (with its own worker thread on CPU), so
   // eager work on other tensors proceeds while a plan runs. Ops that `fn`

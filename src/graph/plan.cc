@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/str_cat.h"
+#include "graph/fusion.h"
 #include "graph/memory_plan.h"
 #include "vm/streams/vm_stream.h"
 #include "vm/vm_context.h"
@@ -22,6 +23,11 @@ class PlanBuilder {
     plan_->captured_nodes_ = static_cast<int64_t>(p_.nodes.size());
     plan_->num_inputs_ = static_cast<int>(p_.input_metas.size());
     plan_->num_parameters_ = static_cast<int>(p_.parameters.size());
+    if (options_.fuse) {
+      const FusionStats f = FuseElementwiseChains(&p_, &plan_->fused_kernels_);
+      plan_->fused_nodes_ = f.fused_nodes;
+      plan_->fused_ops_ = f.fused_ops;
+    }
     Accesses();
     EliminateDeadCode();
     FindConstants();
@@ -389,13 +395,14 @@ class PlanBuilder {
       }
     }
     for (graph::Segment& seg : plan.segments_) {
-      bool all_inline = true, has_host_write = false;
+      bool all_inline = true, has_host_write = false, never_blocks = true;
       size_t bytes = 0;
       for (int m = seg.begin; m < seg.end; ++m) {
         const Node& node = p_.nodes[main_[m]];
         PlanNode& pn = plan.nodes_[m];
         all_inline &= node.call.may_run_inline || pn.kernel == nullptr;
         has_host_write |= pn.kernel == nullptr;
+        never_blocks &= node.call.never_blocks || pn.kernel == nullptr;
         for (const auto& [op, slot, offset] : pn.bound_patches) {
           auto it = std::find_if(seg.bound.begin(), seg.bound.end(),
                                  [slot = slot](const auto& e) { return e.first == slot; });
@@ -414,6 +421,7 @@ class PlanBuilder {
         for (const internal::Operand& o : pn.args.outputs) bytes += Bytes(o);
       }
       if (all_inline) seg.inline_bytes = bytes;
+      if (never_blocks && seg.stream->policy()->device().is_cpu()) seg.donatable_bytes = bytes;
       DeviceReplay replay;
       replay.eligible = options_.device_graphs && !options_.check_lifetimes &&
                         !seg.stream->policy()->device().is_cpu() && !has_host_write;
@@ -427,6 +435,7 @@ class PlanBuilder {
     out->name = node.name();
     out->kernel = node.call.kernel;
     out->host_write = node.host_write;
+    out->input_origin = node.input_origin;
     out->reads = reads_[n];
     out->read_states = read_states_[n];
     out->overwritten_mask = node.call.overwritten_mask;
@@ -504,6 +513,8 @@ GraphStats Plan::stats() const {
   s.captured_nodes = captured_nodes_;
   s.nodes = static_cast<int64_t>(nodes_.size());
   s.constant_nodes = static_cast<int64_t>(init_.size());
+  s.fused_nodes = fused_nodes_;
+  s.fused_ops = fused_ops_;
   s.segments = static_cast<int64_t>(segments_.size());
   for (const Arena& a : arenas_) {
     s.arena_bytes += static_cast<int64_t>(a.planned_bytes);

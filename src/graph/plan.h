@@ -33,6 +33,7 @@
 #include "vm/blob_object.h"
 #include "vm/engine/instruction_policy.h"
 #include "vm/kernel_args.h"
+#include "vm/policies/launch_policy.h"
 #include "vm/streams/stream_policy.h"
 
 namespace eagervm::graph {
@@ -73,7 +74,8 @@ struct PlanNode {
   std::vector<int> dying;  // arena buffers whose last use this is (check mode)
   // This node's bound operands: (operand, slot, offset in the storage).
   std::vector<std::tuple<internal::Operand*, int, int64_t>> bound_patches;
-  int arena = -1;  // whose temporary region it uses
+  int arena = -1;                                         // whose temporary region it uses
+  std::vector<std::pair<const char*, int>> input_origin;  // Node::input_origin
 };
 
 struct Arena {
@@ -118,6 +120,8 @@ struct Segment {
   };
   std::vector<Patch> patches;
   size_t inline_bytes = vm::InstructionPolicy::kNotInline;
+  // Its nodes' operand bytes if none may block (vm::LaunchTarget::DonatableBytes).
+  size_t donatable_bytes = vm::LaunchTarget::kNotDonatable;
   bool checked = false;  // a node reads bytes nothing wrote: the checked loop refuses it
 };
 
@@ -179,8 +183,9 @@ class Plan {
   void AfterNode(PlanNode& n, vm::VmStream* stream);
   const vm::ErrorPtr& ErrorOf(int buffer, absl::Span<vm::BlobObject* const> bound) const;
   void SetError(int buffer, const vm::ErrorPtr& e, absl::Span<vm::BlobObject* const> bound);
+  // `op`: the name the error carries (null: the node's).
   void Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
-            absl::Span<vm::BlobObject* const> bound);
+            absl::Span<vm::BlobObject* const> bound, const char* op = nullptr);
 
   // The running segment's per-slot view offsets (RunSegment's argument).
   absl::Span<const int64_t> offsets_;
@@ -200,7 +205,9 @@ class Plan {
   int num_inputs_ = 0;
   int num_parameters_ = 0;
   int64_t captured_nodes_ = 0;
-  std::atomic<int64_t> temp_bytes_{0};  // for stats(), from any thread
+  int64_t fused_nodes_ = 0, fused_ops_ = 0;
+  std::vector<std::unique_ptr<KernelFn>> fused_kernels_;  // the fused nodes' (graph/fusion.h)
+  std::atomic<int64_t> temp_bytes_{0};                    // for stats(), from any thread
   std::atomic<int64_t> device_graph_runs_{0};
   std::atomic<int64_t> device_graph_fallbacks_{0};
   mutable vm::BlobObject token_;  // never allocated: its dependence orders the segments

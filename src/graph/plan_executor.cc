@@ -77,9 +77,9 @@ void Plan::SetError(int buffer, const vm::ErrorPtr& e, absl::Span<vm::BlobObject
 }
 
 void Plan::Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
-                absl::Span<vm::BlobObject* const> bound) {
+                absl::Span<vm::BlobObject* const> bound, const char* op) {
   auto e = std::make_shared<vm::ErrorRecord>(
-      absl::Status(s.code(), base::Cat(n.name, ": ", s.message())));
+      absl::Status(s.code(), base::Cat(op != nullptr ? op : n.name, ": ", s.message())));
   stream->context()->RecordError(e);
   for (int w : n.writes) SetError(w, e, bound);
 }
@@ -156,15 +156,17 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
     if (r == ReadState::kWritten) [[likely]]
       continue;
     const std::string shape = n.args.inputs[i].meta->shape.ToString();
+    // A fused node's input: named as the op that reads it names it.
+    const size_t index = i < n.input_origin.size() ? n.input_origin[i].second : i;
     Fail(n, stream,
          absl::FailedPreconditionError(
              r == ReadState::kNever
-                 ? base::Cat("input ", i, " ", shape,
+                 ? base::Cat("input ", index, " ", shape,
                              " was never written (or its storage was released)")
-                 : base::Cat("input ", i, " ", shape,
+                 : base::Cat("input ", index, " ", shape,
                              " reads bytes of its storage that no write covered (a write through "
                              "a view wrote only part of a storage that was never written)")),
-         bound);
+         bound, i < n.input_origin.size() ? n.input_origin[i].first : n.name);
     return false;
   }
   uint64_t fresh = 0;  // bound writes whose storage this node allocates, by index

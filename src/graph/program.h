@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "eagervm/custom_op.h"
@@ -52,6 +53,9 @@ struct Node {
   int num_scalars = 0;
   std::shared_ptr<const Attrs> attrs;
   vm::VmStream* stream = nullptr;
+  // A fused node (graph/fusion.h): per input, the op that reads it and its
+  // index there, so a refused read names them as eagerly. Empty otherwise.
+  std::vector<std::pair<const char*, int>> input_origin;
 
   const char* name() const { return call.name; }
   bool writes_input(size_t i) const { return call.mutated_mask.has(i); }

@@ -32,6 +32,7 @@ class RunState final : public vm::LaunchTarget {
     out->push_back({plan_->token(), true});
   }
   size_t InlineBytes(int part) const override { return plan_->segments()[part].inline_bytes; }
+  size_t DonatableBytes(int part) const override { return plan_->segments()[part].donatable_bytes; }
   void Compute(int part, vm::VmStream* stream) override {
     plan_->RunSegment(part, stream, bound_, offsets_);
   }

@@ -245,6 +245,10 @@ absl::Status EagerBuilder::AddBarrier(std::function<void()> cb, const char* what
 absl::Status EagerBuilder::Launch(std::shared_ptr<LaunchTarget> target, int part,
                                   VmStream* stream) {
   Instruction* instr = InstructionPool::Acquire();
+  if (const size_t bytes = target->DonatableBytes(part); bytes != LaunchTarget::kNotDonatable) {
+    instr->donatable = true;
+    instr->operand_bytes = bytes < UINT32_MAX ? static_cast<uint32_t>(bytes) : UINT32_MAX;
+  }
   instr->Emplace<LaunchPolicy>(std::move(target), part);
   instr->set_stream(stream);
   Append(instr);

@@ -21,6 +21,11 @@ class LaunchTarget {
   virtual const char* name(int part) const = 0;
   virtual void GetAccesses(int part, AccessList* out) const = 0;
   virtual size_t InlineBytes(int part) const { return InstructionPolicy::kNotInline; }
+  // Automatic donation (vm/lifecycle/donate.h): the bytes `part` touches if
+  // it never blocks (it may then run on the submitting thread when the VM is
+  // idle and it is the only instruction submitted), else kNotDonatable.
+  static constexpr size_t kNotDonatable = ~size_t{0};
+  virtual size_t DonatableBytes(int part) const { return kNotDonatable; }
   // Never throws; failures are recorded as data, as OpCallPolicy does.
   virtual void Compute(int part, VmStream* stream) = 0;
 };
