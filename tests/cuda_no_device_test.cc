@@ -80,9 +80,10 @@ TEST_F(NoCudaDevice, TheCpuKeepsWorkingAfterCudaFailures) {
 
 #if EAGERVM_WITH_CUDA
 // The CUDA kernel table needs no device: the model ops have CUDA kernels for
-// every dtype their CPU kernels take (uint8 aside), and the index ops, whose
-// out-of-range indices only the kernel would find, have none (Unimplemented
-// at the call rather than an unreported error).
+// every dtype their CPU kernels take (uint8 only for Max, Min, Argmax and
+// Argmin), and the index ops, whose out-of-range indices only the kernel
+// would find, have none (Unimplemented at the call rather than an unreported
+// error).
 TEST(CudaKernelTable, ModelOpsHaveCudaKernelsAndIndexOpsDoNot) {
   const internal::OpRegistry& r = internal::OpRegistry::Get();
   const std::vector<DType> numeric = {DType::kInt32,   DType::kInt64,   DType::kFloat32,
@@ -110,6 +111,9 @@ TEST(CudaKernelTable, ModelOpsHaveCudaKernelsAndIndexOpsDoNot) {
       EXPECT_NE(r.MustFind(op).FindKernel(DeviceType::kCUDA, d), nullptr)
           << op << " has no CUDA kernel for " << ToString(d);
     }
+  }
+  for (const char* op : {"Max", "Min", "Argmax", "Argmin"}) {
+    EXPECT_NE(r.MustFind(op).FindKernel(DeviceType::kCUDA, DType::kUInt8), nullptr) << op;
   }
   for (const char* op : {"IndexSelect", "IndexAdd", "OneHot", "CrossEntropy"}) {
     for (DType d : every) {

@@ -169,6 +169,8 @@ void RegisterMathKernels(internal::OpRegistry& r) {
   RegisterCuda(r, builtin::kMean, kFloatDTypes, ReduceKernel(cuda::ReduceKind::kMean));
   RegisterCuda(r, builtin::kMax, kNumericDTypes, ReduceKernel(cuda::ReduceKind::kMax));
   RegisterCuda(r, builtin::kMin, kNumericDTypes, ReduceKernel(cuda::ReduceKind::kMin));
+  RegisterCuda(r, builtin::kMax, {DType::kUInt8}, ReduceKernel(cuda::ReduceKind::kMax));
+  RegisterCuda(r, builtin::kMin, {DType::kUInt8}, ReduceKernel(cuda::ReduceKind::kMin));
   RegisterCuda(r, builtin::kCast, kEvery, [](KernelContext& ctx) {
     return Launched(cuda::LaunchCast(ToDT(ctx.input_meta(0).dtype), ToDT(ctx.output_meta(0).dtype),
                                      ctx.raw_output(0), ctx.raw_input(0),

@@ -130,6 +130,8 @@ void RegisterModelKernels(internal::OpRegistry& r) {
   });
   RegisterCuda(r, builtin::kArgmax, kNumericDTypes, ArgReduceKernel(true));
   RegisterCuda(r, builtin::kArgmin, kNumericDTypes, ArgReduceKernel(false));
+  RegisterCuda(r, builtin::kArgmax, {DType::kUInt8}, ArgReduceKernel(true));
+  RegisterCuda(r, builtin::kArgmin, {DType::kUInt8}, ArgReduceKernel(false));
 }
 
 }  // namespace eagervm::kernels::cuda_impl

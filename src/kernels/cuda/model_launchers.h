@@ -47,7 +47,8 @@ cudaError_t LaunchGelu(DT dt, bool tanh_form, void* out, const void* x, int64_t 
 cudaError_t LaunchLayerNorm(DT dt, void* out, const void* x, const void* w, const void* b,
                             int64_t rows, int64_t d, double eps, cudaStream_t stream);
 // int64 index of the largest (max) or smallest element of x seen as
-// [outer, n, inner] along n (n >= 1); the first NaN wins.
+// [outer, n, inner] along n (n >= 1); the first NaN wins. int32, int64,
+// float32, float64, uint8.
 cudaError_t LaunchArgReduce(bool max, DT dt, int64_t* out, const void* x, int64_t outer, int64_t n,
                             int64_t inner, cudaStream_t stream);
 

@@ -169,10 +169,10 @@ cudaError_t LaunchArgReduce(bool max, DT dt, int64_t* out, const void* x, int64_
   const int64_t m = outer * inner;
   if (m == 0) return cudaSuccess;
   if (n <= 0) return cudaErrorInvalidValue;  // the op rejects an empty axis
-  return Dispatch(dt, [&](auto tag) {
+  return DispatchAll(dt, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      return cudaErrorInvalidValue;  // not registered
+    if constexpr (std::is_same_v<T, bool> || kIsHalf<T>) {
+      return cudaErrorInvalidValue;  // not registered (16-bit: widened to float32)
     } else {
       if (max) {
         ArgReduceKernel<true, T>

@@ -1,4 +1,5 @@
-// Reductions (Sum Mean Max Min) of an input seen as [outer, n, inner] over n.
+// Reductions (Sum Mean Max Min; Max and Min also of uint8) of an input seen
+// as [outer, n, inner] over n.
 //  - inner == 1 (rows, or "everything"): each row is split into up to 1024
 //    chunks reduced by blocks in shared memory; a second pass combines the
 //    chunks. float32 sums accumulate in double, like the CPU kernels.
@@ -33,6 +34,8 @@ struct R {
         return INT32_MAX;
       } else if constexpr (std::is_same_v<Acc, int64_t>) {
         return INT64_MAX;
+      } else if constexpr (std::is_same_v<Acc, uint8_t>) {
+        return UINT8_MAX;
       } else {
         return Acc{0};
       }
@@ -189,6 +192,15 @@ size_t ReducePartialsBytes(DT dt, ReduceKind kind, int64_t outer, int64_t n, int
 cudaError_t LaunchReduce(ReduceKind kind, DT dt, void* out, const void* x, int64_t outer, int64_t n,
                          int64_t inner, void* partials, cudaStream_t s) {
   return WithKind(kind, [&](auto kind_tag) {
+    constexpr ReduceKind K = decltype(kind_tag)::value;
+    if (dt == DT::kUInt8) {  // Max and Min only (the identity of Max is 0)
+      if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
+        return Reduce<K, uint8_t>(static_cast<uint8_t*>(out), static_cast<const uint8_t*>(x), outer,
+                                  n, inner, partials, s);
+      } else {
+        return cudaErrorInvalidValue;  // not registered: Sum of uint8 is int64
+      }
+    }
     return Dispatch(dt, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, bool>) {
