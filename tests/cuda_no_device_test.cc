@@ -80,9 +80,8 @@ TEST_F(NoCudaDevice, TheCpuKeepsWorkingAfterCudaFailures) {
 
 #if EAGERVM_WITH_CUDA
 // The CUDA kernel table needs no device: the model ops have CUDA kernels for
-// every dtype their CPU kernels take (uint8 only for Max, Min, Argmax and
-// Argmin), and the index ops, whose out-of-range indices only the kernel
-// would find, have none (Unimplemented at the call rather than an unreported
+// every dtype their CPU kernels take, uint8 included, and the index ops, whose out-of-range indices
+// only the kernel would find, have none (Unimplemented at the call rather than an unreported
 // error).
 TEST(CudaKernelTable, ModelOpsHaveCudaKernelsAndIndexOpsDoNot) {
   const internal::OpRegistry& r = internal::OpRegistry::Get();
@@ -112,7 +111,15 @@ TEST(CudaKernelTable, ModelOpsHaveCudaKernelsAndIndexOpsDoNot) {
           << op << " has no CUDA kernel for " << ToString(d);
     }
   }
-  for (const char* op : {"Max", "Min", "Argmax", "Argmin"}) {
+  for (const char* op : {"Max",        "Min",       "Argmax",
+                         "Argmin",     "Add",       "Sub",
+                         "Mul",        "Div",       "Maximum",
+                         "AddInplace", "AddScalar", "SubScalar",
+                         "MulScalar",  "DivScalar", "MulScalarInplace",
+                         "SubInplace", "Axpy",      "DivScalarInplace",
+                         "Eq",         "Ne",        "Lt",
+                         "Le",         "Gt",        "Ge",
+                         "Minimum",    "Where",     "Abs"}) {
     EXPECT_NE(r.MustFind(op).FindKernel(DeviceType::kCUDA, DType::kUInt8), nullptr) << op;
   }
   for (const char* op : {"IndexSelect", "IndexAdd", "OneHot", "CrossEntropy"}) {

@@ -148,6 +148,16 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
                     "DivScalarInplace kernel launch");
   });
 
+  // uint8, wrapping as on the CPU (a zero integer divisor gives 0 here: docs/cuda.md).
+  for (const auto* op :
+       {&builtin::kAdd, &builtin::kSub, &builtin::kMul, &builtin::kDiv, &builtin::kMaximum,
+        &builtin::kAddInplace, &builtin::kAddScalar, &builtin::kSubScalar, &builtin::kMulScalar,
+        &builtin::kDivScalar, &builtin::kMulScalarInplace, &builtin::kSubInplace, &builtin::kAxpy,
+        &builtin::kDivScalarInplace}) {
+    const KernelFn* f = r.MustFind(op->name).FindKernel(DeviceType::kCUDA, DType::kInt32);
+    if (f != nullptr) RegisterCuda(r, *op, kUInt8, *f);
+  }
+
   using UK = cuda::UnaryKind;
   RegisterCuda(r, builtin::kRelu, kNumericDTypes, UnaryKernel(UK::kRelu));
   RegisterCuda(r, builtin::kNeg, kNumericDTypes, UnaryKernel(UK::kNeg));

@@ -113,6 +113,11 @@ void RegisterModelKernels(internal::OpRegistry& r) {
   });
   RegisterCuda(r, builtin::kSoftmax, kFloatDTypes, SoftmaxKernel(false));
   RegisterCuda(r, builtin::kLogSoftmax, kFloatDTypes, SoftmaxKernel(true));
+  for (const auto* op : {&builtin::kEq, &builtin::kNe, &builtin::kLt, &builtin::kLe, &builtin::kGt,
+                         &builtin::kGe, &builtin::kMinimum, &builtin::kWhere, &builtin::kAbs}) {
+    const KernelFn* f = r.MustFind(op->name).FindKernel(DeviceType::kCUDA, DType::kInt32);
+    if (f != nullptr) RegisterCuda(r, *op, kUInt8, *f);  // the same kernels on uint8
+  }
   RegisterCuda(r, builtin::kGelu, kFloatDTypes, [](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
     return Launched(cuda::LaunchGelu(ToDT(om.dtype), ctx.scalar(0).to<bool>(), ctx.raw_output(0),

@@ -120,7 +120,7 @@ __global__ void ArgReduceKernel(int64_t* out, const T* x, int64_t outer, int64_t
 cudaError_t LaunchAxpy(DT dt, void* self, const void* x, ScalarArg alpha, const BroadcastArgs& p,
                        int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
-  return Dispatch(dt, [&](auto tag) {
+  return DispatchU8(dt, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       return cudaErrorInvalidValue;  // not registered: bool has no arithmetic
