@@ -4,7 +4,11 @@
 // working. (On a GPU machine the device exists and these tests skip.)
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "eagervm/eagervm.h"
+#include "ops/op_registry.h"
 
 namespace eagervm {
 namespace {
@@ -73,6 +77,58 @@ TEST_F(NoCudaDevice, TheCpuKeepsWorkingAfterCudaFailures) {
   EXPECT_EQ(*v, (std::vector<float>{5, 5, 5}));
   EXPECT_TRUE(Sync().ok());  // rejected calls queued nothing and left no error behind
 }
+
+#if EAGERVM_WITH_CUDA
+// The CUDA kernel table needs no device: the model ops have CUDA kernels for
+// every dtype their CPU kernels take, uint8 included, and the index ops, whose out-of-range indices
+// only the kernel would find, have none (Unimplemented at the call rather than an unreported
+// error).
+TEST(CudaKernelTable, ModelOpsHaveCudaKernelsAndIndexOpsDoNot) {
+  const internal::OpRegistry& r = internal::OpRegistry::Get();
+  const std::vector<DType> numeric = {DType::kInt32,   DType::kInt64,   DType::kFloat32,
+                                      DType::kFloat64, DType::kFloat16, DType::kBFloat16};
+  const std::vector<DType> floats = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
+                                     DType::kBFloat16};
+  const std::vector<DType> every = {DType::kBool,    DType::kInt32,   DType::kInt64,
+                                    DType::kFloat32, DType::kFloat64, DType::kUInt8,
+                                    DType::kFloat16, DType::kBFloat16};
+  const std::vector<std::pair<std::string, const std::vector<DType>*>> expected = {
+      {"Min", &numeric},
+      {"SubInplace", &numeric},
+      {"Axpy", &numeric},
+      {"DivScalarInplace", &numeric},
+      {"Argmax", &numeric},
+      {"Argmin", &numeric},
+      {"MatMulTransposed", &numeric},
+      {"BatchMatMul", &numeric},
+      {"Gelu", &floats},
+      {"LayerNorm", &floats},
+      {"Concat", &every},
+      {"Split", &every}};
+  for (const auto& [op, dtypes] : expected) {
+    for (DType d : *dtypes) {
+      EXPECT_NE(r.MustFind(op).FindKernel(DeviceType::kCUDA, d), nullptr)
+          << op << " has no CUDA kernel for " << ToString(d);
+    }
+  }
+  for (const char* op : {"Max",        "Min",       "Argmax",
+                         "Argmin",     "Add",       "Sub",
+                         "Mul",        "Div",       "Maximum",
+                         "AddInplace", "AddScalar", "SubScalar",
+                         "MulScalar",  "DivScalar", "MulScalarInplace",
+                         "SubInplace", "Axpy",      "DivScalarInplace",
+                         "Eq",         "Ne",        "Lt",
+                         "Le",         "Gt",        "Ge",
+                         "Minimum",    "Where",     "Abs"}) {
+    EXPECT_NE(r.MustFind(op).FindKernel(DeviceType::kCUDA, DType::kUInt8), nullptr) << op;
+  }
+  for (const char* op : {"IndexSelect", "IndexAdd", "OneHot", "CrossEntropy"}) {
+    for (DType d : every) {
+      EXPECT_EQ(r.MustFind(op).FindKernel(DeviceType::kCUDA, d), nullptr) << op;
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace eagervm

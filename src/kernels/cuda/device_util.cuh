@@ -76,6 +76,14 @@ cudaError_t Dispatch(DT dt, F&& f) {
   return cudaErrorInvalidValue;
 }
 
+// Dispatch and uint8: the integer kernels that run on uint8 as on the CPU
+// (wrapping arithmetic, comparisons, Where, Minimum, Abs).
+template <typename F>
+cudaError_t DispatchU8(DT dt, F&& f) {
+  if (dt == DT::kUInt8) return f(uint8_t{});
+  return Dispatch(dt, f);
+}
+
 // Dispatch over every DT, uint8 and the 16-bit floats included: for the
 // kernels that only store or convert elements (Fill, Cast).
 template <typename F>

@@ -169,7 +169,7 @@ cudaError_t LaunchBinary(BinaryKind op, DT dt, void* out, const void* a, const v
                          const BroadcastArgs& args, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   return WithBinaryOp(op, [&](auto op_tag) {
-    return Dispatch(dt, [&](auto tag) {
+    return DispatchU8(dt, [&](auto tag) {
       using T = decltype(tag);
       return Binary<decltype(op_tag)::value, T>(static_cast<T*>(out), static_cast<const T*>(a),
                                                 static_cast<const T*>(b), args, n, s);
@@ -181,7 +181,7 @@ cudaError_t LaunchBinaryScalar(BinaryKind op, DT dt, void* out, const void* x, S
                                int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   return WithBinaryOp(op, [&](auto op_tag) {
-    return Dispatch(dt, [&](auto tag) {
+    return DispatchU8(dt, [&](auto tag) {
       using T = decltype(tag);
       BinaryScalarKernel<decltype(op_tag)::value, T><<<BlocksFor(n), kThreads, 0, s>>>(
           static_cast<T*>(out), static_cast<const T*>(x), FromScalar<T>(sv), n);

@@ -1,8 +1,10 @@
 // Registration of the CUDA elementwise kernels: Fill, FillInplace, Copy,
 // CopyInto, the binary family with broadcasting (Add ... Maximum,
-// AddInplace), the tensor-scalar family and the unary ops. The dtypes match
+// AddInplace, SubInplace, Axpy), the tensor-scalar family (with
+// MulScalarInplace, DivScalarInplace) and the unary ops. The dtypes match
 // the CPU kernels'.
 #include "kernels/cuda/kernel_util.h"
+#include "kernels/cuda/model_launchers.h"
 
 namespace eagervm::kernels::cuda_impl {
 namespace {
@@ -110,6 +112,22 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
                                        m.shape.numel(), StreamOf(ctx)),
                     "AddInplace kernel launch");
   });
+  RegisterCuda(r, builtin::kSubInplace, kNumericDTypes, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);  // other broadcasts to self's shape
+    const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
+    return Launched(cuda::LaunchBinary(BK::kSub, ToDT(m.dtype), ctx.raw_mutable_input(0),
+                                       ctx.raw_mutable_input(0), ctx.raw_input(1), p,
+                                       m.shape.numel(), StreamOf(ctx)),
+                    "SubInplace kernel launch");
+  });
+  RegisterCuda(r, builtin::kAxpy, kNumericDTypes, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);  // x broadcasts to self's shape
+    const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
+    return Launched(
+        cuda::LaunchAxpy(ToDT(m.dtype), ctx.raw_mutable_input(0), ctx.raw_input(1),
+                         ToScalarArg(ctx.scalar(0), m.dtype), p, m.shape.numel(), StreamOf(ctx)),
+        "Axpy kernel launch");
+  });
   RegisterCuda(r, builtin::kAddScalar, kNumericDTypes, ScalarKernel(BK::kAdd));
   RegisterCuda(r, builtin::kSubScalar, kNumericDTypes, ScalarKernel(BK::kSub));
   RegisterCuda(r, builtin::kMulScalar, kNumericDTypes, ScalarKernel(BK::kMul));
@@ -121,6 +139,24 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
                         ToScalarArg(ctx.scalar(0), m.dtype), m.shape.numel(), StreamOf(ctx)),
                     "MulScalarInplace kernel launch");
   });
+  // Integer zero divisors are rejected by the op on the calling thread.
+  RegisterCuda(r, builtin::kDivScalarInplace, kNumericDTypes, [](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);
+    return Launched(cuda::LaunchBinaryScalar(
+                        BK::kDiv, ToDT(m.dtype), ctx.raw_mutable_input(0), ctx.raw_mutable_input(0),
+                        ToScalarArg(ctx.scalar(0), m.dtype), m.shape.numel(), StreamOf(ctx)),
+                    "DivScalarInplace kernel launch");
+  });
+
+  // uint8, wrapping as on the CPU (a zero integer divisor gives 0 here: docs/cuda.md).
+  for (const auto* op :
+       {&builtin::kAdd, &builtin::kSub, &builtin::kMul, &builtin::kDiv, &builtin::kMaximum,
+        &builtin::kAddInplace, &builtin::kAddScalar, &builtin::kSubScalar, &builtin::kMulScalar,
+        &builtin::kDivScalar, &builtin::kMulScalarInplace, &builtin::kSubInplace, &builtin::kAxpy,
+        &builtin::kDivScalarInplace}) {
+    const KernelFn* f = r.MustFind(op->name).FindKernel(DeviceType::kCUDA, DType::kInt32);
+    if (f != nullptr) RegisterCuda(r, *op, kUInt8, *f);
+  }
 
   using UK = cuda::UnaryKind;
   RegisterCuda(r, builtin::kRelu, kNumericDTypes, UnaryKernel(UK::kRelu));

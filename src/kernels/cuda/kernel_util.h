@@ -47,6 +47,9 @@ inline void RegisterCuda(internal::OpRegistry& r, const internal::BuiltinOp& op,
 using internal::kAllDTypes;
 using internal::kFloatDTypes;
 using internal::kNumericDTypes;
+// uint8 alone: registered, beside kNumericDTypes or kAllDTypes, for the
+// integer kernels the CPU also runs on uint8.
+inline constexpr std::initializer_list<DType> kUInt8 = {DType::kUInt8};
 // kAllDTypes and uint8, float16, bfloat16: the ops that store, move or
 // convert elements (Fill, Copy, Cast, Transpose, strided copies).
 inline constexpr std::initializer_list<DType> kEvery = {

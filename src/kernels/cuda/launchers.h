@@ -18,7 +18,7 @@ namespace eagervm::kernels::cuda {
 enum class DT : int { kBool, kInt32, kInt64, kFloat32, kFloat64, kUInt8, kFloat16, kBFloat16 };
 enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax };
 enum class UnaryKind : int { kRelu, kNeg, kExp, kLog, kSigmoid, kTanh, kSqrt };
-enum class ReduceKind : int { kSum, kMean, kMax };
+enum class ReduceKind : int { kSum, kMean, kMax, kMin };
 
 // A scalar argument already converted on the host: kernels of floating types
 // read `f`, integer and bool kernels read `i`.
@@ -77,6 +77,12 @@ cudaError_t LaunchTranspose(int elem_bytes, void* out, const void* x, int64_t ro
 // Integer c[m,n] = a[m,k] @ b[k,n], wrapping (cuBLAS has no integer GEMM of these types).
 cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_t m, int64_t k,
                             int64_t n, cudaStream_t stream);
+// Integer c[batch, m, n] = op(a) @ op(b) per batch entry, wrapping; op is a
+// transpose where ta / tb say so (a stored [batch, m, k] or, ta, [batch, k, m];
+// b [batch, k, n] or, tb, [batch, n, k]). MatMulTransposed is batch 1.
+cudaError_t LaunchIntBatchMatMul(DT dt, void* c, const void* a, const void* b, int64_t batch,
+                                 int64_t m, int64_t k, int64_t n, bool ta, bool tb,
+                                 cudaStream_t stream);
 // Test helper: spins ~`cycles` clock cycles on the device, then writes
 // out[0..n) = value (float32). A slow producer for ordering tests.
 cudaError_t LaunchSpinThenFill(float* out, int64_t n, float value, int64_t cycles,

@@ -1,5 +1,6 @@
-// Transpose (tiled through shared memory) and the integer MatMul (cuBLAS
-// covers float32/float64 in matmul_kernels.cc). Also the test-only slow
+// Transpose (tiled through shared memory) and the integer MatMul, plain and
+// batched with transposed operands (cuBLAS covers float32/float64 in
+// math_kernels.cc). Also the test-only slow
 // producer used to prove cross-stream ordering.
 #include <algorithm>
 
@@ -54,6 +55,26 @@ __global__ void IntMatMulKernel(T* c, const T* a, const T* b, int64_t m, int64_t
     const int64_t i = idx / n, j = idx % n;
     T acc{0};
     for (int64_t p = 0; p < k; ++p) acc = WrapAdd(acc, WrapMul(a[i * k + p], b[p * n + j]));
+    c[idx] = acc;
+  }
+}
+
+// c[b] = op(a[b]) @ op(b[b]) for `batch` pairs, op a transpose where ta / tb
+// say so: a is stored [m, k] (or [k, m] when ta), b [k, n] (or [n, k]).
+template <typename T>
+__global__ void IntBatchMatMulKernel(T* c, const T* a, const T* b, int64_t batch, int64_t m,
+                                     int64_t k, int64_t n, bool ta, bool tb) {
+  EAGERVM_GRID_STRIDE(idx, batch * m * n) {
+    const int64_t bi = idx / (m * n), r = idx % (m * n);
+    const int64_t i = r / n, j = r % n;
+    const T* ab = a + bi * m * k;
+    const T* bb = b + bi * k * n;
+    T acc{0};
+    for (int64_t p = 0; p < k; ++p) {
+      const T x = ta ? ab[p * m + i] : ab[i * k + p];
+      const T y = tb ? bb[j * k + p] : bb[p * n + j];
+      acc = WrapAdd(acc, WrapMul(x, y));
+    }
     c[idx] = acc;
   }
 }
@@ -114,6 +135,25 @@ cudaError_t LaunchIntMatMul(DT dt, void* c, const void* a, const void* b, int64_
     IntMatMulKernel<int64_t><<<BlocksFor(m * n), kThreads, 0, s>>>(
         static_cast<int64_t*>(c), static_cast<const int64_t*>(a), static_cast<const int64_t*>(b), m,
         k, n);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchIntBatchMatMul(DT dt, void* c, const void* a, const void* b, int64_t batch,
+                                 int64_t m, int64_t k, int64_t n, bool ta, bool tb,
+                                 cudaStream_t s) {
+  const int64_t total = batch * m * n;
+  if (total == 0) return cudaSuccess;
+  if (dt == DT::kInt32) {
+    IntBatchMatMulKernel<int32_t><<<BlocksFor(total), kThreads, 0, s>>>(
+        static_cast<int32_t*>(c), static_cast<const int32_t*>(a), static_cast<const int32_t*>(b),
+        batch, m, k, n, ta, tb);
+  } else if (dt == DT::kInt64) {
+    IntBatchMatMulKernel<int64_t><<<BlocksFor(total), kThreads, 0, s>>>(
+        static_cast<int64_t*>(c), static_cast<const int64_t*>(a), static_cast<const int64_t*>(b),
+        batch, m, k, n, ta, tb);
   } else {
     return cudaErrorInvalidValue;
   }

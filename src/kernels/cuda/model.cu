@@ -61,7 +61,7 @@ __global__ void WhereKernel(T* out, const bool* c, const T* a, const T* b, Broad
 template <typename T>
 __global__ void AbsKernel(T* out, const T* x, int64_t n) {
   EAGERVM_GRID_STRIDE(i, n) {
-    if constexpr (kIsInt<T>) {
+    if constexpr (kIsInt<T> && std::is_signed_v<T>) {
       out[i] = x[i] < 0 ? WrapSub(T{0}, x[i]) : x[i];
     } else if constexpr (std::is_floating_point_v<T>) {
       out[i] = fabs(x[i]);
@@ -113,7 +113,7 @@ void LaunchCmp(void* out, const void* a, const void* b, const Broadcast3Args& p,
 cudaError_t LaunchCompare(CompareKind op, DT dt, void* out, const void* a, const void* b,
                           const Broadcast3Args& p, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
-  return Dispatch(dt, [&](auto tag) {
+  return DispatchU8(dt, [&](auto tag) {
     using T = decltype(tag);
     switch (op) {
       case CompareKind::kEq:
@@ -146,7 +146,7 @@ cudaError_t LaunchCompare(CompareKind op, DT dt, void* out, const void* a, const
 cudaError_t LaunchWhere(DT dt, void* out, const bool* cond, const void* a, const void* b,
                         const Broadcast3Args& p, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
-  return Dispatch(dt, [&](auto tag) {
+  return DispatchU8(dt, [&](auto tag) {
     using T = decltype(tag);
     WhereKernel<T><<<BlocksFor(n), kThreads, 0, s>>>(
         static_cast<T*>(out), cond, static_cast<const T*>(a), static_cast<const T*>(b), p, n);
@@ -156,7 +156,7 @@ cudaError_t LaunchWhere(DT dt, void* out, const bool* cond, const void* a, const
 
 cudaError_t LaunchAbs(DT dt, void* out, const void* x, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
-  return Dispatch(dt, [&](auto tag) {
+  return DispatchU8(dt, [&](auto tag) {
     using T = decltype(tag);
     AbsKernel<T>
         <<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const T*>(x), n);

@@ -1,5 +1,6 @@
 // Registration of the CUDA kernels of Eq Ne Lt Le Gt Ge, Minimum, Where, Abs,
-// Pow, Softmax and LogSoftmax (model.cu). Dtypes match the CPU kernels'.
+// Pow, Softmax and LogSoftmax (model.cu), Gelu, LayerNorm, Argmax and Argmin
+// (nn.cu). Dtypes match the CPU kernels'.
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/model_launchers.h"
 
@@ -59,6 +60,27 @@ KernelFn SoftmaxKernel(bool log) {
   };
 }
 
+// The input seen as [outer, n, inner] around axis `axis`.
+void AroundAxis(const Shape& s, int64_t axis, int64_t* outer, int64_t* n, int64_t* inner) {
+  *outer = *inner = 1;
+  *n = s[static_cast<int>(axis)];
+  for (int d = 0; d < s.rank(); ++d) {
+    if (d < axis) *outer *= s[d];
+    if (d > axis) *inner *= s[d];
+  }
+}
+
+KernelFn ArgReduceKernel(bool max) {
+  return [max](KernelContext& ctx) {
+    int64_t outer, n, inner;
+    AroundAxis(ctx.input_meta(0).shape, ctx.scalar(0).to<int64_t>(), &outer, &n, &inner);
+    return Launched(cuda::LaunchArgReduce(max, ToDT(ctx.input_meta(0).dtype),
+                                          static_cast<int64_t*>(ctx.raw_output(0)),
+                                          ctx.raw_input(0), outer, n, inner, StreamOf(ctx)),
+                    max ? "Argmax kernel launch" : "Argmin kernel launch");
+  };
+}
+
 }  // namespace
 
 void RegisterModelKernels(internal::OpRegistry& r) {
@@ -91,6 +113,30 @@ void RegisterModelKernels(internal::OpRegistry& r) {
   });
   RegisterCuda(r, builtin::kSoftmax, kFloatDTypes, SoftmaxKernel(false));
   RegisterCuda(r, builtin::kLogSoftmax, kFloatDTypes, SoftmaxKernel(true));
+  for (const auto* op : {&builtin::kEq, &builtin::kNe, &builtin::kLt, &builtin::kLe, &builtin::kGt,
+                         &builtin::kGe, &builtin::kMinimum, &builtin::kWhere, &builtin::kAbs}) {
+    const KernelFn* f = r.MustFind(op->name).FindKernel(DeviceType::kCUDA, DType::kInt32);
+    if (f != nullptr) RegisterCuda(r, *op, kUInt8, *f);  // the same kernels on uint8
+  }
+  RegisterCuda(r, builtin::kGelu, kFloatDTypes, [](KernelContext& ctx) {
+    const TensorMeta& om = ctx.output_meta(0);
+    return Launched(cuda::LaunchGelu(ToDT(om.dtype), ctx.scalar(0).to<bool>(), ctx.raw_output(0),
+                                     ctx.raw_input(0), om.shape.numel(), StreamOf(ctx)),
+                    "Gelu kernel launch");
+  });
+  RegisterCuda(r, builtin::kLayerNorm, kFloatDTypes, [](KernelContext& ctx) {
+    const TensorMeta& im = ctx.input_meta(0);
+    const int64_t d = im.shape[im.shape.rank() - 1];  // rank >= 1, checked by the op
+    const int64_t rows = d == 0 ? 0 : im.shape.numel() / d;
+    return Launched(
+        cuda::LaunchLayerNorm(ToDT(im.dtype), ctx.raw_output(0), ctx.raw_input(0), ctx.raw_input(1),
+                              ctx.raw_input(2), rows, d, ctx.scalar(0).to<double>(), StreamOf(ctx)),
+        "LayerNorm kernel launch");
+  });
+  RegisterCuda(r, builtin::kArgmax, kNumericDTypes, ArgReduceKernel(true));
+  RegisterCuda(r, builtin::kArgmin, kNumericDTypes, ArgReduceKernel(false));
+  RegisterCuda(r, builtin::kArgmax, {DType::kUInt8}, ArgReduceKernel(true));
+  RegisterCuda(r, builtin::kArgmin, {DType::kUInt8}, ArgReduceKernel(false));
 }
 
 }  // namespace eagervm::kernels::cuda_impl

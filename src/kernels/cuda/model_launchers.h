@@ -1,5 +1,6 @@
 // Launchers of the CUDA kernels for comparisons, Where, Minimum, Abs, Pow,
-// Softmax and LogSoftmax (model.cu). Plain C++17 with CUDA runtime types, as
+// Softmax and LogSoftmax (model.cu), Axpy, Gelu, LayerNorm, Argmax and Argmin
+// (nn.cu). Plain C++17 with CUDA runtime types, as
 // launchers.h. Each enqueues on `stream` and returns the launch error.
 #ifndef EAGERVM_KERNELS_CUDA_MODEL_LAUNCHERS_H_
 #define EAGERVM_KERNELS_CUDA_MODEL_LAUNCHERS_H_
@@ -34,6 +35,22 @@ cudaError_t LaunchPow(DT dt, void* out, const void* x, double exponent, int64_t 
 // (Log)softmax of x seen as [outer, n, inner] along n.
 cudaError_t LaunchSoftmax(DT dt, bool log, void* out, const void* x, int64_t outer, int64_t n,
                           int64_t inner, cudaStream_t stream);
+
+// self[i] += alpha * x[...]: `x` broadcast into self's shape (args.stride_b;
+// args.stride_a is unused). int32, int64, float32, float64.
+cudaError_t LaunchAxpy(DT dt, void* self, const void* x, ScalarArg alpha, const BroadcastArgs& args,
+                       int64_t n, cudaStream_t stream);
+// Gelu, erf form or (tanh_form) the tanh approximation; float32/float64.
+cudaError_t LaunchGelu(DT dt, bool tanh_form, void* out, const void* x, int64_t n,
+                       cudaStream_t stream);
+// Each of `rows` rows of `d` elements normalised, scaled by w[d], shifted by b[d].
+cudaError_t LaunchLayerNorm(DT dt, void* out, const void* x, const void* w, const void* b,
+                            int64_t rows, int64_t d, double eps, cudaStream_t stream);
+// int64 index of the largest (max) or smallest element of x seen as
+// [outer, n, inner] along n (n >= 1); the first NaN wins. int32, int64,
+// float32, float64, uint8.
+cudaError_t LaunchArgReduce(bool max, DT dt, int64_t* out, const void* x, int64_t outer, int64_t n,
+                            int64_t inner, cudaStream_t stream);
 
 }  // namespace eagervm::kernels::cuda
 

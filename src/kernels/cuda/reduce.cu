@@ -1,4 +1,5 @@
-// Reductions (Sum Mean Max) of an input seen as [outer, n, inner] over n.
+// Reductions (Sum Mean Max Min; Max and Min also of uint8) of an input seen
+// as [outer, n, inner] over n.
 //  - inner == 1 (rows, or "everything"): each row is split into up to 1024
 //    chunks reduced by blocks in shared memory; a second pass combines the
 //    chunks. float32 sums accumulate in double, like the CPU kernels.
@@ -19,10 +20,25 @@ constexpr unsigned kMaxGridY = 65535;
 template <ReduceKind K, typename T>
 struct R {
   // Sum/Mean of float32 in double; integers in their own (wrapping) type.
-  using Acc = std::conditional_t<K != ReduceKind::kMax && std::is_same_v<T, float>, double, T>;
+  static constexpr bool kExtreme = K == ReduceKind::kMax || K == ReduceKind::kMin;
+  using Acc = std::conditional_t<!kExtreme && std::is_same_v<T, float>, double, T>;
   static __device__ __forceinline__ Acc Identity() {
-    if constexpr (K != ReduceKind::kMax) {
+    if constexpr (!kExtreme) {
       return Acc{0};
+    } else if constexpr (K == ReduceKind::kMin) {
+      if constexpr (std::is_same_v<Acc, float>) {
+        return HUGE_VALF;
+      } else if constexpr (std::is_same_v<Acc, double>) {
+        return HUGE_VAL;
+      } else if constexpr (std::is_same_v<Acc, int32_t>) {
+        return INT32_MAX;
+      } else if constexpr (std::is_same_v<Acc, int64_t>) {
+        return INT64_MAX;
+      } else if constexpr (std::is_same_v<Acc, uint8_t>) {
+        return UINT8_MAX;
+      } else {
+        return Acc{0};
+      }
     } else if constexpr (std::is_same_v<Acc, float>) {
       return -HUGE_VALF;
     } else if constexpr (std::is_same_v<Acc, double>) {
@@ -38,6 +54,8 @@ struct R {
   static __device__ __forceinline__ Acc Combine(Acc a, Acc b) {
     if constexpr (K == ReduceKind::kMax)
       return MaxOf(a, b);
+    else if constexpr (K == ReduceKind::kMin)
+      return (a < b || a != a) ? a : b;  // NaN propagates, as MaxOf
     else
       return WrapAdd(a, b);
   }
@@ -153,6 +171,8 @@ cudaError_t WithKind(ReduceKind k, F&& f) {
       return f(std::integral_constant<ReduceKind, ReduceKind::kMean>{});
     case ReduceKind::kMax:
       return f(std::integral_constant<ReduceKind, ReduceKind::kMax>{});
+    case ReduceKind::kMin:
+      return f(std::integral_constant<ReduceKind, ReduceKind::kMin>{});
   }
   return cudaErrorInvalidValue;
 }
@@ -164,13 +184,23 @@ size_t ReducePartialsBytes(DT dt, ReduceKind kind, int64_t outer, int64_t n, int
   const int64_t chunks = ChunksFor(n);
   if (chunks == 1) return 0;
   size_t acc = 8;  // every accumulator is at most 8 bytes; int32 Max/Sum use 4
-  if ((dt == DT::kInt32 || (dt == DT::kFloat32 && kind == ReduceKind::kMax))) acc = 4;
+  const bool extreme = kind == ReduceKind::kMax || kind == ReduceKind::kMin;
+  if (dt == DT::kInt32 || (dt == DT::kFloat32 && extreme)) acc = 4;
   return static_cast<size_t>(outer) * static_cast<size_t>(chunks) * acc;
 }
 
 cudaError_t LaunchReduce(ReduceKind kind, DT dt, void* out, const void* x, int64_t outer, int64_t n,
                          int64_t inner, void* partials, cudaStream_t s) {
   return WithKind(kind, [&](auto kind_tag) {
+    constexpr ReduceKind K = decltype(kind_tag)::value;
+    if (dt == DT::kUInt8) {  // Max and Min only (the identity of Max is 0)
+      if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
+        return Reduce<K, uint8_t>(static_cast<uint8_t*>(out), static_cast<const uint8_t*>(x), outer,
+                                  n, inner, partials, s);
+      } else {
+        return cudaErrorInvalidValue;  // not registered: Sum of uint8 is int64
+      }
+    }
     return Dispatch(dt, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, bool>) {
