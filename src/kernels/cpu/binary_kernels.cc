@@ -57,6 +57,55 @@ inline void BinaryRowAny(T* out, const T* a, const T* b, int64_t n, int64_t sa, 
   }
 }
 
+// out = Op(a, b) over a rank-2 plan (operands out, a, b) where operand `t`
+// (1: a, 2: b) reads down the columns of its storage (step 1 between rows,
+// more than 1 along a row: a transposed view) and the other operand steps 0
+// or 1 along a row. A row walk would touch one of t's cache lines per element
+// (and with a power-of-two stride, lines that evict each other); here each
+// kTile x kTile tile of t is copied into a buffer by reading t's storage in
+// order, then the tile's rows are plain BinaryRows. Same elements, same
+// results.
+template <typename Op, typename T>
+void TransposedTiles(const StridedPlan<3>& p, int t, T* out, const T* a, const T* b) {
+  constexpr int64_t kTile = 32;
+  alignas(64) T buf[kTile * kTile];
+  const int64_t m = p.dims[0], n = p.dims[1];
+  const T* src = t == 1 ? a : b;
+  const T* other = t == 1 ? b : a;
+  const int64_t col_step = p.strides[t][1];
+  const int64_t other_row = p.strides[3 - t][0], other_step = p.strides[3 - t][1];
+  const int64_t out_row = p.strides[0][0];
+  for (int64_t r0 = 0; r0 < m; r0 += kTile) {
+    const int64_t rh = m - r0 < kTile ? m - r0 : kTile;
+    for (int64_t c0 = 0; c0 < n; c0 += kTile) {
+      const int64_t cw = n - c0 < kTile ? n - c0 : kTile;
+      for (int64_t c = 0; c < cw; ++c) {
+        const T* column = src + (c0 + c) * col_step + r0;
+        for (int64_t r = 0; r < rh; ++r) buf[r * kTile + c] = column[r];
+      }
+      for (int64_t r = 0; r < rh; ++r) {
+        T* o = out + (r0 + r) * out_row + c0;
+        const T* y = other + (r0 + r) * other_row + c0 * other_step;
+        if (t == 1) {
+          BinaryRow<Op>(o, buf + r * kTile, y, cw, 1, other_step);
+        } else {
+          BinaryRow<Op>(o, y, buf + r * kTile, cw, other_step, 1);
+        }
+      }
+    }
+  }
+}
+
+// The operand (1 or 2) TransposedTiles applies to in plan `p`, or 0.
+inline int TransposedOperand(const StridedPlan<3>& p) {
+  if (p.rank != 2 || p.strides[0][1] != 1 || p.dims[0] < 32 || p.dims[1] < 32) return 0;
+  for (int t = 1; t <= 2; ++t) {
+    const int64_t other = p.strides[3 - t][1];
+    if (p.strides[t][0] == 1 && p.strides[t][1] > 1 && (other == 0 || other == 1)) return t;
+  }
+  return 0;
+}
+
 // out = Op(input ia, input ib), either of which may be a strided view
 // (strided.h), both broadcast to out_shape (compact). `out` may be input ia.
 template <typename Op, typename T>
@@ -78,10 +127,14 @@ absl::Status StridedBinary(KernelContext& ctx, T* out, const Shape& out_shape, i
   AlignStrides(lb, out_shape, sb);
   const std::vector<int64_t> so = internal::CompactStrides(out_shape);
   const int64_t* const strides[3] = {so.data(), sa, sb};
-  ForEachStridedRow(MakeStridedPlan<3>(out_shape, strides),
-                    [&](const int64_t* off, int64_t n, const int64_t* step) {
-                      BinaryRowAny<Op>(out + off[0], a + off[1], b + off[2], n, step[1], step[2]);
-                    });
+  const StridedPlan<3> plan = MakeStridedPlan<3>(out_shape, strides);
+  if (const int t = TransposedOperand(plan); t != 0) {
+    TransposedTiles<Op>(plan, t, out, a, b);
+    return absl::OkStatus();
+  }
+  ForEachStridedRow(plan, [&](const int64_t* off, int64_t n, const int64_t* step) {
+    BinaryRowAny<Op>(out + off[0], a + off[1], b + off[2], n, step[1], step[2]);
+  });
   return absl::OkStatus();
 }
 
