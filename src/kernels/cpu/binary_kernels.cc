@@ -6,6 +6,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/strided.h"
+#include "kernels/cpu/vec_exp.h"
 #include "ops/strided.h"
 
 namespace eagervm::kernels {
@@ -57,6 +58,74 @@ inline void BinaryRowAny(T* out, const T* a, const T* b, int64_t n, int64_t sa, 
   }
 }
 
+// Ops whose 4-lane form is the same IEEE operation per lane.
+template <typename Op>
+constexpr bool kLaneOp = std::is_same_v<Op, AddOp> || std::is_same_v<Op, SubOp> ||
+                         std::is_same_v<Op, MulOp> || std::is_same_v<Op, DivOp>;
+template <typename Op>
+vec::F4 LaneApply(vec::F4 a, vec::F4 b) {
+  if constexpr (std::is_same_v<Op, AddOp>) return a + b;
+  if constexpr (std::is_same_v<Op, SubOp>) return a - b;
+  if constexpr (std::is_same_v<Op, MulOp>) return a * b;
+  if constexpr (std::is_same_v<Op, DivOp>) return a / b;
+}
+
+// TransposedTiles for float Add/Sub/Mul/Div with a compact other operand:
+// 4 x 4 blocks of the transposed operand are loaded as 4 column vectors and
+// transposed in registers (shuffles), 16 x 16 blocks at a time; the edges
+// past a multiple of 4 go element by element. Returns false where it does
+// not apply.
+template <typename Op, typename T>
+bool TransposedBlocks4(const StridedPlan<3>& p, int t, T* out, const T* a, const T* b) {
+  if constexpr (std::is_same_v<T, float> && kLaneOp<Op>) {
+    if (p.strides[3 - t][1] != 1) return false;
+    const int64_t m = p.dims[0], n = p.dims[1], m4 = m & ~int64_t{3}, n4 = n & ~int64_t{3};
+    const float* src = t == 1 ? a : b;
+    const float* other = t == 1 ? b : a;
+    const int64_t cs = p.strides[t][1], orow = p.strides[3 - t][0], outrow = p.strides[0][0];
+    constexpr int64_t kBlock = 16;
+    for (int64_t r0 = 0; r0 < m4; r0 += kBlock) {
+      const int64_t r1 = r0 + kBlock < m4 ? r0 + kBlock : m4;
+      for (int64_t c0 = 0; c0 < n4; c0 += kBlock) {
+        const int64_t c1 = c0 + kBlock < n4 ? c0 + kBlock : n4;
+        for (int64_t c = c0; c < c1; c += 4) {
+          for (int64_t r = r0; r < r1; r += 4) {
+            // x_j[i] = element (r + i, c + j) of the view.
+            const vec::F4 x0 = vec::Load(src + c * cs + r), x1 = vec::Load(src + (c + 1) * cs + r),
+                          x2 = vec::Load(src + (c + 2) * cs + r),
+                          x3 = vec::Load(src + (c + 3) * cs + r);
+            const vec::F4 t0 = __builtin_shufflevector(x0, x1, 0, 4, 1, 5);
+            const vec::F4 t1 = __builtin_shufflevector(x0, x1, 2, 6, 3, 7);
+            const vec::F4 t2 = __builtin_shufflevector(x2, x3, 0, 4, 1, 5);
+            const vec::F4 t3 = __builtin_shufflevector(x2, x3, 2, 6, 3, 7);
+            const vec::F4 y[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+                                  __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                                  __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
+                                  __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+            for (int i = 0; i < 4; ++i) {
+              const vec::F4 o = vec::Load(other + (r + i) * orow + c);
+              vec::Store(out + (r + i) * outrow + c,
+                         t == 1 ? LaneApply<Op>(y[i], o) : LaneApply<Op>(o, y[i]));
+            }
+          }
+        }
+      }
+    }
+    // The edges: rows from m4 (every column), columns from n4 (rows below m4).
+    auto one = [&](int64_t r, int64_t c) {
+      const float x = src[c * cs + r], o = other[r * orow + c];
+      out[r * outrow + c] = t == 1 ? Op::Apply(x, o) : Op::Apply(o, x);
+    };
+    for (int64_t r = m4; r < m; ++r)
+      for (int64_t c = 0; c < n; ++c) one(r, c);
+    for (int64_t r = 0; r < m4; ++r)
+      for (int64_t c = n4; c < n; ++c) one(r, c);
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // out = Op(a, b) over a rank-2 plan (operands out, a, b) where operand `t`
 // (1: a, 2: b) reads down the columns of its storage (step 1 between rows,
 // more than 1 along a row: a transposed view) and the other operand steps 0
@@ -67,6 +136,7 @@ inline void BinaryRowAny(T* out, const T* a, const T* b, int64_t n, int64_t sa, 
 // results.
 template <typename Op, typename T>
 void TransposedTiles(const StridedPlan<3>& p, int t, T* out, const T* a, const T* b) {
+  if (TransposedBlocks4<Op>(p, t, out, a, b)) return;
   constexpr int64_t kTile = 32;
   alignas(64) T buf[kTile * kTile];
   const int64_t m = p.dims[0], n = p.dims[1];
