@@ -89,6 +89,32 @@ TEST(Donate, AboveTheByteLimitItIsQueued) {
   EXPECT_NE(g_ran_on.load(), std::thread::id());
 }
 
+// A gather's cost is the rows it picks: IndexSelect of a few rows of a table
+// above the byte limit still runs on the caller (OpDef::gathered_mask).
+TEST(Donate, ASmallGatherFromABigTableRunsOnTheCaller) {
+  const int64_t width = 256;
+  const int64_t rows = VirtualMachine::Get().options().donate_max_bytes / (width * 4) + 8;
+  std::vector<float> values(static_cast<size_t>(rows * width));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  Tensor table = FromVector(values, {rows, width});
+  Tensor index = Full({4}, int64_t{rows - 1}, DType::kInt64);  // the last row
+  ASSERT_TRUE(Sync().ok());
+  const uint64_t donated = VirtualMachine::Get().GetStats().donated;
+  Tensor picked = ops::IndexSelect(table, 0, index);
+  EXPECT_EQ(VirtualMachine::Get().GetStats().donated, donated + 1);
+  EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);
+  const std::vector<float> got = picked.ToVector<float>().value();
+  ASSERT_EQ(got.size(), static_cast<size_t>(4 * width));
+  EXPECT_EQ(got[0], static_cast<float>((rows - 1) * width));
+  EXPECT_EQ(got[4 * width - 1], static_cast<float>(rows * width - 1));
+  // The whole table still counts where the kernel reads all of it.
+  ASSERT_TRUE(Sync().ok());
+  const uint64_t before = VirtualMachine::Get().GetStats().donated;
+  Tensor sum = ops::Sum(table);
+  ASSERT_TRUE(sum.Wait().ok());
+  EXPECT_EQ(VirtualMachine::Get().GetStats().donated, before);
+}
+
 TEST(Donate, WithWorkInFlightItIsQueuedBehindIt) {
   RegisterOnce();
   Tensor x = Full({1}, 5.0f, DType::kFloat32);

@@ -27,11 +27,19 @@ std::vector<double> RefSoftmax(const std::vector<double>& x, const Shape& shape,
     for (int64_t i = 0; i < inner; ++i) {
       auto at = [&](int64_t k) { return o * n * inner + k * inner + i; };
       double m = -INFINITY;
-      for (int64_t k = 0; k < n; ++k) m = std::max(m, x[at(k)]);
-      double s = 0;
-      for (int64_t k = 0; k < n; ++k) s += std::exp(x[at(k)] - m);
+      int64_t arg = 0;
       for (int64_t k = 0; k < n; ++k) {
-        out[at(k)] = log ? x[at(k)] - m - std::log(s) : std::exp(x[at(k)] - m) / s;
+        if (x[at(k)] > m) arg = k;
+        m = std::max(m, x[at(k)]);
+      }
+      // The sum as 1 + rest, so that log(sum) = log1p(rest) keeps rest's
+      // digits when it is below double's epsilon.
+      double rest = 0;
+      for (int64_t k = 0; k < n; ++k) rest += k == arg ? 0 : std::exp(x[at(k)] - m);
+      if (std::isnan(m)) rest = m;
+      const double s = 1 + rest;
+      for (int64_t k = 0; k < n; ++k) {
+        out[at(k)] = log ? x[at(k)] - m - std::log1p(rest) : std::exp(x[at(k)] - m) / s;
       }
     }
   }
@@ -80,6 +88,58 @@ TEST(Softmax, Float32WithinOneMillionthOfFloat64AlongEveryAxis) {
   }
 }
 
+double RefCrossEntropy(const std::vector<float>& x, const std::vector<int64_t>& labels, int64_t c) {
+  double total = 0;
+  for (size_t r = 0; r < labels.size(); ++r) {
+    std::vector<double> row(x.begin() + r * c, x.begin() + (r + 1) * c);
+    const auto lsm = RefSoftmax(row, {c}, 0, true);
+    total -= lsm[labels[r]];
+  }
+  return total / labels.size();
+}
+
+// Long rows along the last axis (the vectorised float32 path: 16 at a time,
+// then 4, then a partial group), with NaN and -inf in some rows.
+TEST(Softmax, LongContiguousRowsWithinOneMillionthOfFloat64) {
+  Rng rng(7);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t n : {1, 3, 4, 5, 15, 16, 17, 19, 31, 33, 100, 1024, 1031}) {
+    const int64_t rows = 3;
+    auto xf = RandomLogits(rng, rows * n, 12, n % 2 == 0 ? 1000.0 : -20.0);
+    if (n > 4) xf[n + 2] = -inf;  // row 1: one -inf element, which gives 0
+    const std::vector<double> xd(xf.begin(), xf.end());
+    Tensor x = Make(xf, {rows, n});
+    for (bool log : {false, true}) {
+      const auto got = Values<float>(log ? ops::LogSoftmax(x, 1) : ops::Softmax(x, 1));
+      const auto want = RefSoftmax(xd, {rows, n}, 1, log);
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isinf(want[i])) {
+          EXPECT_EQ(got[i], want[i]) << n << " " << i;
+        } else {
+          // Below float32's normal range: within one subnormal step.
+          EXPECT_LE(std::fabs(got[i] - want[i]),
+                    1e-5 * std::fabs(want[i]) + std::numeric_limits<float>::denorm_min())
+              << (log ? "LogSoftmax " : "Softmax ") << n << " " << i;
+        }
+      }
+    }
+    std::vector<int64_t> labels(rows);
+    for (auto& l : labels) l = static_cast<int64_t>(rng() % n);
+    if (n > 4) labels[1] = (n + 3) % n;  // not the -inf element
+    const double ce = RefCrossEntropy(xf, labels, n);
+    EXPECT_LE(std::fabs(Values<float>(ops::CrossEntropy(x, Make(labels, {rows})))[0] - ce),
+              1e-5 * std::max(1.0, std::fabs(ce)))
+        << n;
+    // A NaN anywhere in a row makes that row NaN, and only that row.
+    xf[2 * n + n / 2] = std::numeric_limits<float>::quiet_NaN();
+    const auto s = Values<float>(ops::Softmax(Make(xf, {rows, n}), 1));
+    for (int64_t k = 0; k < n; ++k) {
+      EXPECT_TRUE(std::isnan(s[2 * n + k])) << n << " " << k;
+      EXPECT_FALSE(std::isnan(s[k])) << n << " " << k;
+    }
+  }
+}
+
 TEST(Softmax, LargeLogitsStayFinite) {
   Tensor x = Make<float>({1000, 1001, 1002, -1000, 5000, 4999}, {2, 3});
   const auto s = Values<float>(ops::Softmax(x, 1));
@@ -100,16 +160,6 @@ TEST(Softmax, NanAndInfinityAndEmpty) {
   for (int i = 3; i < 6; ++i) EXPECT_TRUE(std::isnan(v[i]));
   EXPECT_EQ(ops::Softmax(Zeros({0, 3}, DType::kFloat32), 1).shape(), (Shape{0, 3}));
   EXPECT_TRUE(ops::LogSoftmax(Zeros({2, 0}, DType::kFloat64), 1).Wait().ok());
-}
-
-double RefCrossEntropy(const std::vector<float>& x, const std::vector<int64_t>& labels, int64_t c) {
-  double total = 0;
-  for (size_t r = 0; r < labels.size(); ++r) {
-    std::vector<double> row(x.begin() + r * c, x.begin() + (r + 1) * c);
-    const auto lsm = RefSoftmax(row, {c}, 0, true);
-    total -= lsm[labels[r]];
-  }
-  return total / labels.size();
 }
 
 TEST(CrossEntropy, MatchesFloat64ReferenceAndIsStable) {

@@ -213,6 +213,46 @@ TEST(Views, BroadcastingWithAView) {
   EXPECT_EQ(Values<float>(tt), want_t);
 }
 
+// Transposed operands of at least 32 x 32 are read in tiles through a buffer
+// (binary_kernels.cc): every element exact, partial tiles at both edges, the
+// view on either side, a broadcast row or column as the other operand, and
+// an in-place add of a transposed view.
+TEST(Views, LargeTransposedOperandsOfBinaryOps) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{70, 45}, {64, 96}, {33, 100}}) {
+    SCOPED_TRACE(::testing::Message() << rows << "x" << cols);
+    const std::vector<float> base = Seq(rows * cols, 0.5f);
+    Tensor t = Make(base, {rows, cols});
+    Tensor v = t.T();                     // [cols, rows], element (i, j) = base[j * cols + i]
+    Tensor vs = t.T().Slice(0, 3, cols);  // rows 3.. of the view
+    auto at = [&](int64_t i, int64_t j) { return base[static_cast<size_t>(j * cols + i)]; };
+    std::vector<float> w(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 97) * 0.25f - 3;
+    Tensor other = Make(w, {cols, rows});
+    std::vector<float> row(static_cast<size_t>(rows)), column(static_cast<size_t>(cols));
+    for (size_t j = 0; j < row.size(); ++j) row[j] = static_cast<float>(j) * 2 + 1;
+    for (size_t i = 0; i < column.size(); ++i) column[i] = static_cast<float>(i) + 0.5f;
+    std::vector<float> sum, diff, prod_row, quot_col, sliced;
+    for (int64_t i = 0; i < cols; ++i) {
+      for (int64_t j = 0; j < rows; ++j) {
+        const float x = at(i, j), y = w[static_cast<size_t>(i * rows + j)];
+        sum.push_back(x + y);
+        diff.push_back(y - x);
+        prod_row.push_back(x * row[static_cast<size_t>(j)]);
+        quot_col.push_back(column[static_cast<size_t>(i)] / x);
+        if (i >= 3) sliced.push_back(x + y);
+      }
+    }
+    EXPECT_EQ(Values<float>(ops::Add(v, other)), sum);
+    EXPECT_EQ(Values<float>(ops::Sub(other, v)), diff);
+    EXPECT_EQ(Values<float>(ops::Mul(v, Make(row, {1, rows}))), prod_row);
+    EXPECT_EQ(Values<float>(ops::Div(Make(column, {cols, 1}), v)), quot_col);
+    EXPECT_EQ(Values<float>(ops::Add(vs, other.Slice(0, 3, cols))), sliced);
+    Tensor acc = Make(w, {cols, rows});
+    ASSERT_TRUE(ops::AddInplace(acc, v).ok());
+    EXPECT_EQ(Values<float>(acc), sum);
+  }
+}
+
 // Ops whose kernels need compact input get a copy (counted) and the right values.
 TEST(Views, OtherOpClassesGetCompactCopies) {
   const std::vector<float> base = Seq(24, 0.1f);

@@ -23,6 +23,10 @@ struct BuiltinOp {
   // short for small operands; a matrix product's cost grows faster than its
   // bytes, so MatMul always goes to the stream's worker.
   bool small_runs_inline = true;
+  // bit i: the kernel reads only the parts of input i that its other operands
+  // pick (a gather's table), so input i's bytes are not part of the call's
+  // cost (OpDef::gathered_mask).
+  uint64_t gathered = 0;
 };
 
 namespace builtin {
@@ -83,7 +87,9 @@ inline constexpr BuiltinOp kLayerNorm{"LayerNorm"};
 inline constexpr BuiltinOp kArgmax{"Argmax"};
 inline constexpr BuiltinOp kArgmin{"Argmin"};
 inline constexpr BuiltinOp kOneHot{"OneHot"};
-inline constexpr BuiltinOp kIndexSelect{"IndexSelect"};
+// IndexSelect's cost is the rows it picks (its output and index), not the
+// table's: a small lookup in a big table may run on the caller.
+inline constexpr BuiltinOp kIndexSelect{"IndexSelect", 0, 0, true, /*gathered=*/0b1};
 inline constexpr BuiltinOp kMatMulTransposed{"MatMulTransposed"};
 inline constexpr BuiltinOp kMin{"Min"};                  // min_ops.cc
 inline constexpr BuiltinOp kBatchMatMul{"BatchMatMul"};  // matmul_transposed_ops.cc

@@ -22,7 +22,7 @@ void Define(OpRegistry& r, const BuiltinOp& op) {
   o.overwritten_inputs = Indices(op.overwritten);
   o.small_runs_inline = op.small_runs_inline;
   o.pure = true;  // RandomNormal too: its samples depend on (seed, index) only
-  (void)r.RegisterOp(op.name, nullptr, std::move(o), /*never_blocks=*/true);
+  (void)r.RegisterOp(op.name, nullptr, std::move(o), /*never_blocks=*/true, op.gathered);
 }
 
 }  // namespace

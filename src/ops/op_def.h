@@ -71,6 +71,11 @@ struct OpDef {
   // built-in, and custom ops with OpOptions::small_runs_inline. A call of it
   // may run on the submitting thread of an idle VM (vm/lifecycle/donate.h).
   bool never_blocks = false;
+  // Bit i: the kernel reads only the parts of input i its other operands
+  // pick (IndexSelect's table). Input i's bytes are left out of the call's
+  // cost (the bytes that decide donation, run-ahead and inline runs), which
+  // is then the output's and the index's bytes. Set once at registration.
+  MutatedMask gathered_mask;
   // A kernel serving every dtype of a device (custom ops) ...
   KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.

@@ -23,7 +23,7 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
 }
 
 absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions options,
-                                    bool never_blocks) {
+                                    bool never_blocks, uint64_t gathered) {
   if (name.empty()) return absl::InvalidArgumentError("RegisterOp: the op name is empty");
   auto def = std::make_unique<OpDef>();
   for (int i : options.mutated_inputs) {
@@ -44,6 +44,7 @@ absl::Status OpRegistry::RegisterOp(std::string name, InferFn infer, OpOptions o
   def->infer = std::move(infer);
   def->options = std::move(options);
   def->never_blocks = never_blocks;
+  def->gathered_mask.bits = gathered;
   base::MutexLock lock(&mu_);
   if (ops_.contains(name)) {
     return absl::AlreadyExistsError(base::Cat("RegisterOp: op '", name, "' is already registered"));

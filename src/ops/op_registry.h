@@ -21,7 +21,9 @@ class OpRegistry {
   absl::Status RegisterOp(std::string name, InferFn infer, OpOptions options);
   // `never_blocks`: OpDef::never_blocks (the overload above: the op's
   // small_runs_inline, which promises it). Built-ins pass true.
-  absl::Status RegisterOp(std::string name, InferFn infer, OpOptions options, bool never_blocks);
+  // `gathered`: OpDef::gathered_mask (built-ins only).
+  absl::Status RegisterOp(std::string name, InferFn infer, OpOptions options, bool never_blocks,
+                          uint64_t gathered = 0);
   absl::Status RegisterKernel(std::string_view op, DeviceType device, KernelFn kernel);
   // Built-ins: a kernel for one (device, dtype).
   absl::Status RegisterTypedKernel(std::string_view op, DeviceType device, DType dtype,

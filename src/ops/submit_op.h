@@ -34,6 +34,7 @@ inline vm::KernelCall KernelCallOf(const OpDef& def, const KernelFn* kernel) {
   call.may_run_inline = def.options.small_runs_inline;
   call.pure = def.options.pure;
   call.never_blocks = def.never_blocks;
+  call.gathered_mask = def.gathered_mask;
   return call;
 }
 // Why `def` cannot run on `stream` for `dtype`: the stream's own error when

@@ -18,7 +18,8 @@ struct KernelCall {
   internal::MutatedMask overwritten_mask;  // ... without reading them (a subset)
   bool may_run_inline = false;             // OpOptions::small_runs_inline
   bool pure = false;                       // OpOptions::pure (graph mode may drop or hoist it)
-  bool never_blocks = false;  // OpDef::never_blocks: an idle VM may run it on the caller
+  bool never_blocks = false;            // OpDef::never_blocks: an idle VM may run it on the caller
+  internal::MutatedMask gathered_mask;  // OpDef::gathered_mask: inputs not counted in the cost
 };
 
 }  // namespace eagervm::vm

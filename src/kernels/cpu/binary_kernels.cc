@@ -6,6 +6,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/strided.h"
+#include "kernels/cpu/vec_exp.h"
 #include "ops/strided.h"
 
 namespace eagervm::kernels {
@@ -57,6 +58,124 @@ inline void BinaryRowAny(T* out, const T* a, const T* b, int64_t n, int64_t sa, 
   }
 }
 
+// Ops whose 4-lane form is the same IEEE operation per lane.
+template <typename Op>
+constexpr bool kLaneOp = std::is_same_v<Op, AddOp> || std::is_same_v<Op, SubOp> ||
+                         std::is_same_v<Op, MulOp> || std::is_same_v<Op, DivOp>;
+template <typename Op>
+vec::F4 LaneApply(vec::F4 a, vec::F4 b) {
+  if constexpr (std::is_same_v<Op, AddOp>) return a + b;
+  if constexpr (std::is_same_v<Op, SubOp>) return a - b;
+  if constexpr (std::is_same_v<Op, MulOp>) return a * b;
+  if constexpr (std::is_same_v<Op, DivOp>) return a / b;
+}
+
+// TransposedTiles for float Add/Sub/Mul/Div with a compact other operand:
+// 4 x 4 blocks of the transposed operand are loaded as 4 column vectors and
+// transposed in registers (shuffles), 16 x 16 blocks at a time; the edges
+// past a multiple of 4 go element by element. Returns false where it does
+// not apply.
+template <typename Op, typename T>
+bool TransposedBlocks4(const StridedPlan<3>& p, int t, T* out, const T* a, const T* b) {
+  if constexpr (std::is_same_v<T, float> && kLaneOp<Op>) {
+    if (p.strides[3 - t][1] != 1) return false;
+    const int64_t m = p.dims[0], n = p.dims[1], m4 = m & ~int64_t{3}, n4 = n & ~int64_t{3};
+    const float* src = t == 1 ? a : b;
+    const float* other = t == 1 ? b : a;
+    const int64_t cs = p.strides[t][1], orow = p.strides[3 - t][0], outrow = p.strides[0][0];
+    constexpr int64_t kBlock = 16;
+    for (int64_t r0 = 0; r0 < m4; r0 += kBlock) {
+      const int64_t r1 = r0 + kBlock < m4 ? r0 + kBlock : m4;
+      for (int64_t c0 = 0; c0 < n4; c0 += kBlock) {
+        const int64_t c1 = c0 + kBlock < n4 ? c0 + kBlock : n4;
+        for (int64_t c = c0; c < c1; c += 4) {
+          for (int64_t r = r0; r < r1; r += 4) {
+            // x_j[i] = element (r + i, c + j) of the view.
+            const vec::F4 x0 = vec::Load(src + c * cs + r), x1 = vec::Load(src + (c + 1) * cs + r),
+                          x2 = vec::Load(src + (c + 2) * cs + r),
+                          x3 = vec::Load(src + (c + 3) * cs + r);
+            const vec::F4 t0 = __builtin_shufflevector(x0, x1, 0, 4, 1, 5);
+            const vec::F4 t1 = __builtin_shufflevector(x0, x1, 2, 6, 3, 7);
+            const vec::F4 t2 = __builtin_shufflevector(x2, x3, 0, 4, 1, 5);
+            const vec::F4 t3 = __builtin_shufflevector(x2, x3, 2, 6, 3, 7);
+            const vec::F4 y[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+                                  __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                                  __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
+                                  __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+            for (int i = 0; i < 4; ++i) {
+              const vec::F4 o = vec::Load(other + (r + i) * orow + c);
+              vec::Store(out + (r + i) * outrow + c,
+                         t == 1 ? LaneApply<Op>(y[i], o) : LaneApply<Op>(o, y[i]));
+            }
+          }
+        }
+      }
+    }
+    // The edges: rows from m4 (every column), columns from n4 (rows below m4).
+    auto one = [&](int64_t r, int64_t c) {
+      const float x = src[c * cs + r], o = other[r * orow + c];
+      out[r * outrow + c] = t == 1 ? Op::Apply(x, o) : Op::Apply(o, x);
+    };
+    for (int64_t r = m4; r < m; ++r)
+      for (int64_t c = 0; c < n; ++c) one(r, c);
+    for (int64_t r = 0; r < m4; ++r)
+      for (int64_t c = n4; c < n; ++c) one(r, c);
+    return true;
+  } else {
+    return false;
+  }
+}
+
+// out = Op(a, b) over a rank-2 plan (operands out, a, b) where operand `t`
+// (1: a, 2: b) reads down the columns of its storage (step 1 between rows,
+// more than 1 along a row: a transposed view) and the other operand steps 0
+// or 1 along a row. A row walk would touch one of t's cache lines per element
+// (and with a power-of-two stride, lines that evict each other); here each
+// kTile x kTile tile of t is copied into a buffer by reading t's storage in
+// order, then the tile's rows are plain BinaryRows. Same elements, same
+// results.
+template <typename Op, typename T>
+void TransposedTiles(const StridedPlan<3>& p, int t, T* out, const T* a, const T* b) {
+  if (TransposedBlocks4<Op>(p, t, out, a, b)) return;
+  constexpr int64_t kTile = 32;
+  alignas(64) T buf[kTile * kTile];
+  const int64_t m = p.dims[0], n = p.dims[1];
+  const T* src = t == 1 ? a : b;
+  const T* other = t == 1 ? b : a;
+  const int64_t col_step = p.strides[t][1];
+  const int64_t other_row = p.strides[3 - t][0], other_step = p.strides[3 - t][1];
+  const int64_t out_row = p.strides[0][0];
+  for (int64_t r0 = 0; r0 < m; r0 += kTile) {
+    const int64_t rh = m - r0 < kTile ? m - r0 : kTile;
+    for (int64_t c0 = 0; c0 < n; c0 += kTile) {
+      const int64_t cw = n - c0 < kTile ? n - c0 : kTile;
+      for (int64_t c = 0; c < cw; ++c) {
+        const T* column = src + (c0 + c) * col_step + r0;
+        for (int64_t r = 0; r < rh; ++r) buf[r * kTile + c] = column[r];
+      }
+      for (int64_t r = 0; r < rh; ++r) {
+        T* o = out + (r0 + r) * out_row + c0;
+        const T* y = other + (r0 + r) * other_row + c0 * other_step;
+        if (t == 1) {
+          BinaryRow<Op>(o, buf + r * kTile, y, cw, 1, other_step);
+        } else {
+          BinaryRow<Op>(o, y, buf + r * kTile, cw, other_step, 1);
+        }
+      }
+    }
+  }
+}
+
+// The operand (1 or 2) TransposedTiles applies to in plan `p`, or 0.
+inline int TransposedOperand(const StridedPlan<3>& p) {
+  if (p.rank != 2 || p.strides[0][1] != 1 || p.dims[0] < 32 || p.dims[1] < 32) return 0;
+  for (int t = 1; t <= 2; ++t) {
+    const int64_t other = p.strides[3 - t][1];
+    if (p.strides[t][0] == 1 && p.strides[t][1] > 1 && (other == 0 || other == 1)) return t;
+  }
+  return 0;
+}
+
 // out = Op(input ia, input ib), either of which may be a strided view
 // (strided.h), both broadcast to out_shape (compact). `out` may be input ia.
 template <typename Op, typename T>
@@ -78,10 +197,14 @@ absl::Status StridedBinary(KernelContext& ctx, T* out, const Shape& out_shape, i
   AlignStrides(lb, out_shape, sb);
   const std::vector<int64_t> so = internal::CompactStrides(out_shape);
   const int64_t* const strides[3] = {so.data(), sa, sb};
-  ForEachStridedRow(MakeStridedPlan<3>(out_shape, strides),
-                    [&](const int64_t* off, int64_t n, const int64_t* step) {
-                      BinaryRowAny<Op>(out + off[0], a + off[1], b + off[2], n, step[1], step[2]);
-                    });
+  const StridedPlan<3> plan = MakeStridedPlan<3>(out_shape, strides);
+  if (const int t = TransposedOperand(plan); t != 0) {
+    TransposedTiles<Op>(plan, t, out, a, b);
+    return absl::OkStatus();
+  }
+  ForEachStridedRow(plan, [&](const int64_t* off, int64_t n, const int64_t* step) {
+    BinaryRowAny<Op>(out + off[0], a + off[1], b + off[2], n, step[1], step[2]);
+  });
   return absl::OkStatus();
 }
 

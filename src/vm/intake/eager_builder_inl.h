@@ -42,15 +42,16 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
 // Records tensor `t` as one of the `operands` of `args`, in `*slot` and its
 // access in `*access`; `write`: the kernel writes it (an output or a
 // mutated input; inputs and outputs differ only there). Adds its bytes to
-// *bytes (for the inline decision) and clears *holds_nothing when recording
-// it took a heap block or a reference. Out-parameters, not a returned pair:
-// the compiler then keeps both in registers across the operands (a returned
-// pair measured ~20 instructions more per op).
+// *bytes (for the inline decision) unless `partial` (the kernel reads only
+// the part its other operands pick: KernelCall::gathered_mask) and clears *holds_nothing when
+// recording it took a heap block or a reference. Out-parameters, not a returned pair: the compiler
+// then keeps both in registers across the operands (a returned pair measured ~20 instructions more
+// per op).
 [[gnu::always_inline]] inline void AppendOperand(const internal::TensorImpl& t, bool write,
                                                  VmStream* vs, internal::KernelArgs* args,
                                                  uint32_t operands, internal::Operand* slot,
-                                                 Access* access, size_t* bytes,
-                                                 bool* holds_nothing) {
+                                                 Access* access, size_t* bytes, bool* holds_nothing,
+                                                 bool partial = false) {
   BlobObject* blob = t.blob();
   if (write) {
     blob->NoteWrite(vs);
@@ -62,10 +63,10 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
   // `t` is its whole extent, else a copy that lives as long as `args`.
   const TensorMeta* meta;
   if (const TensorMeta* whole = t.whole_storage_meta.get()) [[likely]] {
-    *bytes += blob->nbytes();
+    if (!partial) *bytes += blob->nbytes();
     meta = whole;
   } else {
-    *bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
+    if (!partial) *bytes += static_cast<size_t>(t.meta.shape.numel()) * SizeOf(t.meta.dtype);
     if (operands > internal::KernelArgs::kInlineMetas) *holds_nothing = false;
     meta = internal::StableMeta(args, t.meta, operands);
   }
@@ -126,7 +127,8 @@ absl::Status TooManyScalars(const char* op);  // eager_builder.cc
   Access* access = instr->accesses.append_uninitialized(operands);
   for (uint32_t i = 0; i < num_inputs; ++i) {
     internal_submit::AppendOperand(*internal::ImplOf(*a.inputs[i]), call.mutated_mask.has(i), vs,
-                                   &args, operands, &in[i], &access[i], &bytes, &holds_nothing);
+                                   &args, operands, &in[i], &access[i], &bytes, &holds_nothing,
+                                   call.gathered_mask.has(i));
   }
   for (uint32_t i = 0; i < num_outputs; ++i) {
     internal_submit::AppendOperand(*internal::ImplOf(*a.outputs[i]), /*write=*/true, vs, &args,
