@@ -254,6 +254,22 @@ TEST(AutogradGradCheck, IndexingAndViews) {
               return ops::Exp(x[0].Expand({2, 3, 3}));
             },
             {In(rng, {3})});
+  // Views of an Expand view (a base whose elements share storage).
+  GradCheck("SliceOfExpand",
+            [](auto& x) {
+              return x[0].Expand({4, 3}).Slice(1, 3) * x[1];
+            },
+            {In(rng, {1, 3}), In(rng, {2, 3})});
+  GradCheck("SliceAxis1OfExpand",
+            [](auto& x) {
+              return ops::Exp(x[0].Expand({2, 4, 3}).Slice(1, 1, 4).Slice(2, 0, 2));
+            },
+            {In(rng, {4, 1})});
+  GradCheck("PermuteOfExpand",
+            [](auto& x) {
+              return x[0].Expand({3, 4}).T() * x[1];
+            },
+            {In(rng, {3, 1}), In(rng, {4, 3})});
   GradCheck("Contiguous", [](auto& x) { return x[0].T().Contiguous().Reshape({6}); },
             {In(rng, {2, 3})});
   GradCheck("ViewOfView",
@@ -630,6 +646,27 @@ TEST(AutogradGraph, ACapturedTrainingStepReplaysBitwiseAsEager) {
     EXPECT_EQ(Values(graph.w), Values(eager.w)) << "step " << step;
     EXPECT_EQ(Values(graph.b), Values(eager.b)) << "step " << step;
   }
+}
+
+TEST(AutogradGraph, AGraphRunWritingASavedTensorFailsBackward) {
+  std::mt19937_64 rng(13);
+  const Tensor x = FromVector<double>(Random(rng, 8 * 4, -1, 1), Shape{8, 4});
+  const Tensor labels = FromVector<int64_t>({0, 1, 2, 0, 1, 2, 2, 1}, Shape{8});
+  Model m = MakeModel();
+  optim::Sgd sgd(m.params(), 0.5);
+  TrainStep(m, sgd, x, labels);
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {x.meta(), labels.meta()}, [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+        return {TrainStep(m, sgd, in[0], in[1])};
+      });
+  ASSERT_TRUE(g.ok()) << g.status();
+  Tensor loss = ops::Sum(m.w * m.w);      // Mul saves w
+  ASSERT_TRUE(g->Run({x, labels}).ok());  // the captured Sgd::Step writes w
+  const std::vector<double> grad_before = Values(m.w.grad());
+  absl::Status s = autograd::Backward(loss);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("written in place"), std::string::npos) << s;
+  EXPECT_EQ(Values(m.w.grad()), grad_before);  // nothing queued
 }
 
 TEST(AutogradGraph, CapturingBeforeGradsExistIsAClearError) {

@@ -27,6 +27,9 @@
 //
 //   mlp_bench [--sizes=small,large] [--reps=7] [--steps=0 (per size)]
 //             [--check-steps=100] [--check-only]
+//   mlp_bench --count=eager|autograd [--sizes=small|large] [--steps=100]
+//             one eager mode alone, untimed: instructions per step under
+//             callgrind (scripts/profile_autograd_step.sh)
 //
 // small: 64 -> 128 -> 10, batch 64; large: 64 -> 512 -> 10, batch 256.
 // scripts/models.sh builds and runs it. Exit 0 ok, 1 a check failed, 2 error.
@@ -54,6 +57,10 @@ struct Flags {
   int steps = 0;
   int check_steps = 100;
   bool check_only = false;
+  // --count=eager|autograd: only that mode (hand-written eager, or eager
+  // autograd), in this process, --steps steps after 10 warm-up steps, no
+  // timing or checks: for instruction counts under callgrind.
+  std::string count;
   // Internal: the child process of the eager sync mode.
   bool child = false;
   int64_t hidden = 0, batch = 0;
@@ -73,6 +80,8 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->check_only = true;
     } else if (a == "--child") {
       f->child = true;
+    } else if (val("--count", &v)) {
+      f->count = v;
     } else if (val("--sizes", &v)) {
       f->sizes.clear();
       std::stringstream ss(v);
@@ -360,6 +369,28 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
 }
 
 }  // namespace
+// --count: one eager mode alone, for callgrind (instructions per step).
+int Count(const Flags& f, const Digits& d) {
+  MlpConfig c;
+  const bool large = !f.sizes.empty() && f.sizes[0] == "large";
+  c.hidden = large ? 512 : 128;
+  c.batch = large ? 256 : 64;
+  c.autograd = f.count == "autograd";
+  if (!c.autograd && f.count != "eager") {
+    std::fprintf(stderr, "mlp_bench: --count=%s (eager, autograd)\n", f.count.c_str());
+    return 2;
+  }
+  absl::StatusOr<std::unique_ptr<MlpTrainer>> t = MakeEagervmTrainer(c, d, false);
+  absl::Status s = t.status();
+  if (s.ok()) s = (*t)->Steps(10, nullptr);
+  if (s.ok()) s = (*t)->Steps(f.steps > 0 ? f.steps : 100, nullptr);
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 2;
+  }
+  return 0;
+}
+
 }  // namespace eagervm::models
 
 int main(int argc, char** argv) {
@@ -372,6 +403,7 @@ int main(int argc, char** argv) {
     return absl::IsNotFound(d.status()) ? 77 : 2;  // 77: skipped (ctest SKIP_RETURN_CODE)
   }
   if (f.child) return Child(f, *d);
+  if (!f.count.empty()) return Count(f, *d);
   int rc = 0;
   for (const std::string& s : f.sizes) rc = std::max(rc, RunSize(s, f, *d));
   return rc;

@@ -133,9 +133,11 @@ void DefineUnary() {
       "Neg",
       [](const BackwardContext&, G g) -> GradList { return std::vector<Tensor>{ops::Neg(g[0])}; },
       kSaveNone, kSaveNone);
-  // Relu: the gradient flows where the output is positive (x > 0).
+  // Relu: the gradient flows where the output is positive (x > 0); zero
+  // elsewhere (a Where: one op fewer than a mask times g).
   DefineUnaryOfOutput("Relu", [](const Tensor& g, const Tensor& y) {
-    return g * MaskLike(ops::Gt(y, ScalarLike(0.0, y)), g);
+    const Tensor zero = ScalarLike(0.0, y);
+    return ops::Where(ops::Gt(y, zero), g, zero);
   });
   DefineUnaryOfOutput("Exp", [](const Tensor& g, const Tensor& y) { return g * y; });
   DefineUnaryOfOutput("Sigmoid", [](const Tensor& g, const Tensor& y) { return g * (y - y * y); });

@@ -39,7 +39,7 @@ bool DefineGradFormula(std::string_view name, autograd::BackwardFn fn, uint64_t 
 const GradFormula* FindGradFormula(std::string_view op) {
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.formulas.find(std::string(op));
+  auto it = r.formulas.find(absl::string_view(op.data(), op.size()));  // no string made
   return it == r.formulas.end() ? nullptr : it->second.get();
 }
 

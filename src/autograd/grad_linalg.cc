@@ -1,4 +1,5 @@
 // Backward formulas of the MatMul family, copies and views.
+#include "absl/container/flat_hash_map.h"
 #include "autograd/grad_formulas.h"
 #include "base/str_cat.h"
 #include "ops/strided.h"
@@ -29,20 +30,74 @@ Tensor Batched(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   return ops::BatchMatMul(a, b, ta, tb);
 }
 
+// The storage offset (in elements, from the base's first element) of every
+// element of `geometry` in row-major order. `rel`: offset of its first.
+std::vector<int64_t> ElementOffsets(const Shape& shape, const std::vector<int64_t>& strides,
+                                    int64_t rel) {
+  const int rank = Rank(shape);
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(shape.numel()));
+  if (shape.numel() == 0) return out;
+  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+  int64_t at = rel;
+  for (int64_t e = 0; e < shape.numel(); ++e) {
+    out.push_back(at);
+    for (int d = rank - 1; d >= 0; --d) {  // the next index, carrying
+      if (++idx[d] < shape[d]) {
+        at += strides[d];
+        break;
+      }
+      at -= strides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+// The gradient of a view of a base whose elements overlap (a view of an
+// Expand view): the base has no buffer its elements own, so each view
+// element's gradient goes to one base element at the same storage place
+// (the first in row-major order; the Expand's own backward then sums the
+// elements that share a place). A scatter-add (IndexAdd), so view elements
+// that share a place add up too.
+GradList OverlappingViewGrad(const GradNode& node, const Tensor& g) {
+  const TensorImpl& base = *node.base_geometry;
+  const TensorImpl& view = *node.view_geometry;
+  const int64_t elem = static_cast<int64_t>(SizeOf(base.meta.dtype));
+  const std::vector<int64_t> base_at = ElementOffsets(base.meta.shape, StridesOf(base), 0);
+  const std::vector<int64_t> view_at =
+      ElementOffsets(view.meta.shape, StridesOf(view), (view.offset - base.offset) / elem);
+  absl::flat_hash_map<int64_t, int64_t> first;  // storage place -> base element
+  for (size_t e = 0; e < base_at.size(); ++e) first.try_emplace(base_at[e], e);
+  std::vector<int64_t> index;
+  index.reserve(view_at.size());
+  for (int64_t at : view_at) {
+    auto it = first.find(at);
+    if (it == first.end()) {
+      return absl::InternalError(base::Cat(
+          "the backward of ", node.op, ": a view element lies outside its base ", base.meta.shape));
+    }
+    index.push_back(it->second);
+  }
+  const int64_t n = base.meta.shape.numel();
+  const Tensor flat_g = g.Contiguous().Reshape({view.meta.shape.numel()});
+  const Tensor sum = ops::IndexAdd(
+      Zeros(Shape{n}, base.meta.dtype, base.meta.device), 0,
+      FromVector<int64_t>(index, Shape{static_cast<int64_t>(index.size())}, base.meta.device),
+      flat_g);
+  return std::vector<Tensor>{sum.Reshape(base.meta.shape)};
+}
+
 // A view's gradient. The view and its base are two layouts of one storage,
 // so the gradient is built in a zeroed buffer laid out like that storage
 // (the bytes the base spans): `g` is written through the view's layout, and
 // read back through the base's, compact. A base whose elements overlap (an
-// Expand view) has no such buffer: refused.
+// Expand view) has no such buffer: OverlappingViewGrad.
 GradList ViewGrad(const BackwardContext& c, G g) {
   const GradNode& node = GradNode::Of(c);
   const TensorImpl& base = *node.base_geometry;
   const std::vector<int64_t> base_strides = StridesOf(base);
-  if (HasOverlap(base.meta.shape, base_strides)) {
-    return absl::UnimplementedError(
-        base::Cat("the backward of ", node.op, " of an Expand view ", base.meta.shape,
-                  " is not supported; view a Contiguous() copy of the expanded tensor instead"));
-  }
+  if (HasOverlap(base.meta.shape, base_strides)) return OverlappingViewGrad(node, g[0]);
   const int64_t span = SpanElements(base.meta.shape, base_strides);
   Tensor buffer = Zeros(Shape{span}, base.meta.dtype, base.meta.device);
   if (!buffer.ok()) return buffer.status();

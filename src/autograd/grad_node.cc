@@ -20,7 +20,7 @@ SavedTensor Save(const Tensor& t) {
 }
 
 absl::Status GradNode::CheckVersions() const {
-  auto check = [&](const std::vector<SavedTensor>& saved, const char* what) -> absl::Status {
+  auto check = [&](absl::Span<const SavedTensor> saved, const char* what) -> absl::Status {
     for (size_t i = 0; i < saved.size(); ++i) {
       const Tensor& v = saved[i].value;
       if (!v.defined()) continue;

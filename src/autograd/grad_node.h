@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "eagervm/autograd.h"
 #include "eagervm/tensor.h"
@@ -62,15 +63,17 @@ struct GradFormula {
 };
 
 struct GradNode {
-  std::string op;
+  // The op's name: an OpDef's (never destroyed) or a string literal.
+  std::string_view op;
   const GradFormula* formula = nullptr;  // null: the op has no backward
   uint64_t sequence = 0;                 // creation order (later runs first)
-  std::vector<GradEdge> next;            // per input
-  std::vector<TensorMeta> input_metas;
-  std::vector<TensorMeta> output_metas;
-  std::vector<SavedTensor> inputs;
-  std::vector<SavedTensor> outputs;
-  std::vector<Scalar> scalars;
+  // Inline for the usual arity (one allocation per node).
+  absl::InlinedVector<GradEdge, 2> next;  // per input
+  absl::InlinedVector<TensorMeta, 2> input_metas;
+  absl::InlinedVector<TensorMeta, 1> output_metas;
+  absl::InlinedVector<SavedTensor, 2> inputs;
+  absl::InlinedVector<SavedTensor, 1> outputs;
+  absl::InlinedVector<Scalar, 1> scalars;
   std::shared_ptr<const Attrs> attrs;
   // A view's node: the view's geometry relative to its base (meta, offset
   // from the base's, strides), no storage.

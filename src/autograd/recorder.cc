@@ -56,15 +56,31 @@ GradEdge EdgeTo(const Tensor& t) {
   return e;
 }
 
-// A node for a call of `op` reading `inputs`, writing `outputs`.
-std::shared_ptr<GradNode> NewNode(std::string_view op, absl::Span<const Tensor* const> inputs,
+// The formula of `def`, cached in it after the first lookup by name.
+const GradFormula* FormulaOf(const OpDef& def) {
+  if (const void* f = def.grad_formula.load(std::memory_order_acquire)) [[likely]]
+    return static_cast<const GradFormula*>(f);
+  const GradFormula* f = FindGradFormula(def.name);
+  if (f != nullptr) def.grad_formula.store(f, std::memory_order_release);
+  return f;
+}
+
+// A node for a call of `op` (a name that lives forever) with backward
+// `formula` (null: none), reading `inputs`, writing `outputs`.
+std::shared_ptr<GradNode> NewNode(std::string_view op, const GradFormula* formula,
+                                  absl::Span<const Tensor* const> inputs,
                                   absl::Span<const Tensor* const> outputs) {
   auto node = std::make_shared<GradNode>();
-  node->op = std::string(op);
-  node->formula = FindGradFormula(op);
+  node->op = op;
+  node->formula = formula;
   node->sequence = g_sequence.fetch_add(1, std::memory_order_relaxed);
   const uint64_t save_in = node->formula ? node->formula->saved_inputs : ~uint64_t{0};
   const uint64_t save_out = node->formula ? node->formula->saved_outputs : ~uint64_t{0};
+  node->next.reserve(inputs.size());
+  node->input_metas.reserve(inputs.size());
+  node->inputs.reserve(inputs.size());
+  node->output_metas.reserve(outputs.size());
+  node->outputs.reserve(outputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     node->next.push_back(EdgeTo(*inputs[i]));
     node->input_metas.push_back(inputs[i]->meta());
@@ -122,7 +138,7 @@ class Recorder final : public GradRecorder {
     absl::Status s = SubmitOpUnrecorded(def, call.dtype, call.inputs, call.outputs, call.scalars,
                                         call.attrs, call.name);
     if (!s.ok() || !any_requires || call.outputs.empty() || !AnyFloating(call.outputs)) return s;
-    std::shared_ptr<GradNode> node = NewNode(def.name, call.inputs, call.outputs);
+    std::shared_ptr<GradNode> node = NewNode(def.name, FormulaOf(def), call.inputs, call.outputs);
     node->scalars.assign(call.scalars.begin(), call.scalars.end());
     if (call.attrs != nullptr) node->attrs = *call.attrs;
     AttachFloatingOutputs(call.outputs, node);
@@ -133,7 +149,7 @@ class Recorder final : public GradRecorder {
     if (!GradModeEnabled() || !RequiresGradOf(in)) return;
     const Tensor* ins[] = {&in};
     const Tensor* outs[] = {&out};
-    AttachFloatingOutputs(outs, NewNode(op, ins, outs));
+    AttachFloatingOutputs(outs, NewNode(op, FindGradFormula(op), ins, outs));
   }
 
   absl::Status BeforeInplace(const Tensor& self, const Tensor& read, const char* op) override {
@@ -150,7 +166,7 @@ void RecordView(const Tensor& base, const Tensor& view, const char* op) {
   if (!GradModeEnabled() || !RequiresGradOf(base)) return;
   const Tensor* ins[] = {&base};
   const Tensor* outs[] = {&view};
-  std::shared_ptr<GradNode> node = NewNode(op, ins, outs);
+  std::shared_ptr<GradNode> node = NewNode(op, FindGradFormula(op), ins, outs);
   auto geometry = std::make_shared<TensorImpl>(*ImplOf(view));
   geometry->storage.reset();
   geometry->offset -= ImplOf(base)->offset;

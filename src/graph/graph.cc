@@ -171,6 +171,9 @@ absl::StatusOr<std::vector<Tensor>> Graph::Run(absl::Span<const Tensor> inputs) 
       }
     }
     bound[s] = storage[s]->blob();
+    // A run writing an input or a parameter changes it as an in-place op
+    // would: autograd then refuses a tape that saved its old values.
+    if (slot.written && slot.kind != graph::BufferKind::kIntermediate) storage[s]->BumpVersion();
     if (slot.written) {
       // Memory and release come from the writer's stream; reads of the
       // result go to the caller's current stream, which then waits only for

@@ -80,6 +80,11 @@ struct OpDef {
   KernelSlot device_kernel[kNumDeviceTypes];
   // ... or one per (device, dtype) (built-ins). The typed one wins.
   KernelSlot typed_kernel[kNumDeviceTypes][kNumDTypes];
+  // Autograd's backward formula of this op (an autograd::internal
+  // GradFormula), cached on the first recorded call so recording does not
+  // look it up by name. Set at most once, never cleared (formulas are never
+  // removed); null: not looked up yet, or the op has none (yet).
+  mutable std::atomic<const void*> grad_formula{nullptr};
 
   // Any thread, lock-free (two acquire loads). nullptr if there is none yet.
   // Kernels are never removed or replaced, so the pointer is stable.
