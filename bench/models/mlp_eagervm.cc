@@ -61,7 +61,7 @@ class EagervmTrainer final : public MlpTrainer {
     p_ = {FromVector(init.w1, {in, h}), FromVector(init.b1, {1, h}), FromVector(init.w2, {h, out}),
           FromVector(init.b2, {1, out})};
     if (c.autograd) {
-      for (Tensor* t : {&p_.w1, &p_.b1, &p_.w2, &p_.b2}) t->RequiresGrad();
+      for (Tensor* t : {&p_.w1, &p_.b1, &p_.w2, &p_.b2}) (void)t->RequiresGrad();
       sgd_.emplace(std::vector<Tensor>{p_.w1, p_.b1, p_.w2, p_.b2}, c.lr);
     }
     zero_ = Zeros({1, 1}, DType::kFloat32);
