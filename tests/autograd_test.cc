@@ -631,8 +631,8 @@ TEST(AutogradGraph, ACapturedTrainingStepReplaysBitwiseAsEager) {
   Model eager = MakeModel(), graph = MakeModel();
   optim::Sgd sgd_eager(eager.params(), 0.5, 0.9), sgd_graph(graph.params(), 0.5, 0.9);
   // One eager step each first, so every grad() exists when capturing.
-  TrainStep(eager, sgd_eager, x, labels);
-  TrainStep(graph, sgd_graph, x, labels);
+  (void)TrainStep(eager, sgd_eager, x, labels);
+  (void)TrainStep(graph, sgd_graph, x, labels);
   absl::StatusOr<Graph> g = Graph::Capture(
       {x.meta(), labels.meta()}, [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
         return {TrainStep(graph, sgd_graph, in[0], in[1])};
@@ -654,7 +654,7 @@ TEST(AutogradGraph, AGraphRunWritingASavedTensorFailsBackward) {
   const Tensor labels = FromVector<int64_t>({0, 1, 2, 0, 1, 2, 2, 1}, Shape{8});
   Model m = MakeModel();
   optim::Sgd sgd(m.params(), 0.5);
-  TrainStep(m, sgd, x, labels);
+  (void)TrainStep(m, sgd, x, labels);
   absl::StatusOr<Graph> g = Graph::Capture(
       {x.meta(), labels.meta()}, [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
         return {TrainStep(m, sgd, in[0], in[1])};
