@@ -51,6 +51,18 @@ KernelFn BinaryKernel(cuda::BinaryKind op) {
   };
 }
 
+// self = self op other, other broadcast to self's shape.
+KernelFn InplaceBinaryKernel(cuda::BinaryKind op, const char* what) {
+  return [op, what](KernelContext& ctx) {
+    const TensorMeta& m = ctx.input_meta(0);
+    const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
+    return Launched(
+        cuda::LaunchBinary(op, ToDT(m.dtype), ctx.raw_mutable_input(0), ctx.raw_mutable_input(0),
+                           ctx.raw_input(1), p, m.shape.numel(), StreamOf(ctx)),
+        what);
+  };
+}
+
 KernelFn ScalarKernel(cuda::BinaryKind op) {
   return [op](KernelContext& ctx) {
     const TensorMeta& om = ctx.output_meta(0);
@@ -104,22 +116,10 @@ void RegisterElementwiseKernels(internal::OpRegistry& r) {
   RegisterCuda(r, builtin::kMul, kNumericDTypes, BinaryKernel(BK::kMul));
   RegisterCuda(r, builtin::kDiv, kNumericDTypes, BinaryKernel(BK::kDiv));
   RegisterCuda(r, builtin::kMaximum, kNumericDTypes, BinaryKernel(BK::kMax));
-  RegisterCuda(r, builtin::kAddInplace, kNumericDTypes, [](KernelContext& ctx) {
-    const TensorMeta& m = ctx.input_meta(0);  // other broadcasts to self's shape
-    const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
-    return Launched(cuda::LaunchBinary(BK::kAdd, ToDT(m.dtype), ctx.raw_mutable_input(0),
-                                       ctx.raw_mutable_input(0), ctx.raw_input(1), p,
-                                       m.shape.numel(), StreamOf(ctx)),
-                    "AddInplace kernel launch");
-  });
-  RegisterCuda(r, builtin::kSubInplace, kNumericDTypes, [](KernelContext& ctx) {
-    const TensorMeta& m = ctx.input_meta(0);  // other broadcasts to self's shape
-    const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
-    return Launched(cuda::LaunchBinary(BK::kSub, ToDT(m.dtype), ctx.raw_mutable_input(0),
-                                       ctx.raw_mutable_input(0), ctx.raw_input(1), p,
-                                       m.shape.numel(), StreamOf(ctx)),
-                    "SubInplace kernel launch");
-  });
+  RegisterCuda(r, builtin::kAddInplace, kNumericDTypes,
+               InplaceBinaryKernel(BK::kAdd, "AddInplace kernel launch"));
+  RegisterCuda(r, builtin::kSubInplace, kNumericDTypes,
+               InplaceBinaryKernel(BK::kSub, "SubInplace kernel launch"));
   RegisterCuda(r, builtin::kAxpy, kNumericDTypes, [](KernelContext& ctx) {
     const TensorMeta& m = ctx.input_meta(0);  // x broadcasts to self's shape
     const cuda::BroadcastArgs p = PlanBroadcast(m.shape, m.shape, ctx.input_meta(1).shape);
