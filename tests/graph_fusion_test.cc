@@ -149,5 +149,32 @@ TEST(GraphFusion, AnOperandAfterAnEscapingResultEndsTheChain) {
   (void)Sync();
 }
 
+// Each link forwards the first error among its own operands, in its op's
+// order, as the unfused ops do: here the second Add's first operand (never
+// written) is refused before its second (the first Add's forwarded error),
+// so the two results carry different errors. The graph fuzzer found it.
+TEST(GraphFusion, EachLinkForwardsTheFirstErrorOfItsOwnOperands) {
+  auto fn = [](const std::vector<Tensor>& in) {
+    Tensor never = Empty({4, 8}, DType::kFloat32);
+    Tensor t = ops::Add(in[0], never);  // in[0]'s error
+    return std::vector<Tensor>{ops::Add(never, t), ops::Add(ops::AddScalar(in[0], 1), never)};
+  };
+  absl::StatusOr<Graph> g = Graph::Capture({F32({4, 8})}, fn);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->GetStats().fused_ops, 4);
+  // An input that carries an error: a copy from bytes no write covered.
+  Tensor part = Empty({4, 8}, DType::kFloat32);
+  ASSERT_TRUE(ops::FillInplace(part.Slice(0, 0, 1), 1.0f).ok());
+  Tensor bad = Make<float>(Ramp(32, 1.f, 0.f), {4, 8});
+  (void)ops::CopyInto(bad, part);
+  std::vector<Tensor> got = RunOk(*g, {bad}), want = fn({bad});
+  EXPECT_NE(ErrorOf(want[0]).find("Add: input 0 [4,8] was never written"), std::string::npos)
+      << ErrorOf(want[0]);
+  EXPECT_NE(ErrorOf(want[1]).find("CopyInto"), std::string::npos) << ErrorOf(want[1]);
+  EXPECT_EQ(ErrorOf(got[0]), ErrorOf(want[0]));
+  EXPECT_EQ(ErrorOf(got[1]), ErrorOf(want[1]));
+  (void)Sync();
+}
+
 }  // namespace
 }  // namespace eagervm

@@ -310,8 +310,8 @@ class Fuser {
       }
       if (!ok || !linked) break;
       // An operand first read after a result that is written out could
-      // carry an error that eagerly poisons only the later links; the fused
-      // node forwards an operand's error to all its results, so stop.
+      // carry an error that eagerly poisons only the later links, while the
+      // earlier result is computed: the fused node computes all or none.
       bool written_out = false;
       for (size_t l = 0; l + first < end; ++l) written_out |= Escapes(first, end + 1, l);
       if (fresh_operand && written_out) break;
@@ -339,11 +339,17 @@ class Fuser {
       fused.call.never_blocks &= node.call.never_blocks;
       Link link;
       link.op = info.op;
+      FusedLink named;
+      named.op = node.name();
+      named.num_operands = static_cast<int>(node.inputs.size());
       Ref* refs[2] = {&link.a, &link.b};
       for (size_t i = 0; i < node.inputs.size(); ++i) {
         const Value& v = node.inputs[i];
         (void)Classify(v, first, m, shape, refs[i]);
-        if (refs[i]->kind == Ref::kLink) continue;
+        if (refs[i]->kind == Ref::kLink) {
+          named.operands[i] = -1 - refs[i]->index;
+          continue;
+        }
         int index = -1;  // the same operand twice is one input
         for (size_t j = 0; j < fused.inputs.size(); ++j) {
           const Value& u = fused.inputs[j];
@@ -354,9 +360,9 @@ class Fuser {
         if (index < 0) {
           index = static_cast<int>(fused.inputs.size());
           fused.inputs.push_back(v);
-          fused.input_origin.emplace_back(node.name(), static_cast<int>(i));
         }
         refs[i]->index = index;
+        named.operands[i] = index;
       }
       if (info.with_scalar) {  // as WithScalar's kernel: scalar(0).to<float>()
         link.b.kind = Ref::kConstant;
@@ -368,7 +374,9 @@ class Fuser {
         link.output = static_cast<int>(fused.outputs.size());
         fused.outputs.push_back(node.outputs[0]);
       }
+      named.output = link.output;
       chain->links.push_back(link);
+      fused.fused_links.push_back(named);
     }
     kernels_->push_back(
         std::make_unique<KernelFn>([chain = std::shared_ptr<const Chain>(std::move(chain))](

@@ -8,9 +8,12 @@
 // Bitwise equal to the unfused kernels: each op is applied to whole rows
 // with the same scalar functions (kernels/cpu/elementwise.h), one op per
 // loop, so no contraction or reordering is possible. Only ops that cannot
-// fail at run time on float32 are fused, and a chain takes no new operand
-// after a link whose result is written out: an error an operand carries
-// reaches exactly the results eager execution would poison.
+// fail at run time on float32 are fused. Errors follow the unfused ops: the
+// fused node keeps its chain's ops (Node::fused_links), and a checked run
+// forwards or refuses link by link, each op's operands in its own order, so
+// every result carries the error eager execution gives it. A chain takes no
+// new operand after a link whose result is written out: it then computes
+// all its results or fails all of them.
 #ifndef EAGERVM_GRAPH_FUSION_H_
 #define EAGERVM_GRAPH_FUSION_H_
 

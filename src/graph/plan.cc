@@ -435,7 +435,7 @@ class PlanBuilder {
     out->name = node.name();
     out->kernel = node.call.kernel;
     out->host_write = node.host_write;
-    out->input_origin = node.input_origin;
+    out->fused_links = node.fused_links;
     out->reads = reads_[n];
     out->read_states = read_states_[n];
     out->overwritten_mask = node.call.overwritten_mask;

@@ -74,8 +74,8 @@ struct PlanNode {
   std::vector<int> dying;  // arena buffers whose last use this is (check mode)
   // This node's bound operands: (operand, slot, offset in the storage).
   std::vector<std::tuple<internal::Operand*, int, int64_t>> bound_patches;
-  int arena = -1;                                         // whose temporary region it uses
-  std::vector<std::pair<const char*, int>> input_origin;  // Node::input_origin
+  int arena = -1;                      // whose temporary region it uses
+  std::vector<FusedLink> fused_links;  // Node::fused_links
 };
 
 struct Arena {
@@ -178,6 +178,9 @@ class Plan {
   bool RunNodes(std::vector<PlanNode>& nodes, int begin, int end, bool slow, vm::VmStream* stream,
                 absl::Span<vm::BlobObject* const> bound);
   bool RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+  bool RefuseFused(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
+  vm::ErrorPtr Refusal(ReadState r, size_t input, const internal::Operand& o, const char* op,
+                       vm::VmStream* stream) const;
   ReadState ReadStateOf(const PlanNode& n, size_t i, absl::Span<vm::BlobObject* const> bound) const;
   absl::Status Execute(PlanNode& n);
   void AfterNode(PlanNode& n, vm::VmStream* stream);
@@ -185,7 +188,7 @@ class Plan {
   void SetError(int buffer, const vm::ErrorPtr& e, absl::Span<vm::BlobObject* const> bound);
   // `op`: the name the error carries (null: the node's).
   void Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
-            absl::Span<vm::BlobObject* const> bound, const char* op = nullptr);
+            absl::Span<vm::BlobObject* const> bound);
 
   // The running segment's per-slot view offsets (RunSegment's argument).
   absl::Span<const int64_t> offsets_;

@@ -2,6 +2,7 @@
 // with the context built at plan time. No allocation, no locks, no
 // std::function copies on this path; errors switch the rest of the segment
 // to a checked loop that forwards and heals them exactly as eager ops do.
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -76,11 +77,21 @@ void Plan::SetError(int buffer, const vm::ErrorPtr& e, absl::Span<vm::BlobObject
   slot = e;
 }
 
-void Plan::Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
-                absl::Span<vm::BlobObject* const> bound, const char* op) {
-  auto e = std::make_shared<vm::ErrorRecord>(
-      absl::Status(s.code(), base::Cat(op != nullptr ? op : n.name, ": ", s.message())));
+namespace {
+
+// A new failure of `op`, reported at the next sync point.
+vm::ErrorPtr NewError(vm::VmStream* stream, const char* op, const absl::Status& s) {
+  auto e =
+      std::make_shared<vm::ErrorRecord>(absl::Status(s.code(), base::Cat(op, ": ", s.message())));
   stream->context()->RecordError(e);
+  return e;
+}
+
+}  // namespace
+
+void Plan::Fail(PlanNode& n, vm::VmStream* stream, absl::Status s,
+                absl::Span<vm::BlobObject* const> bound) {
+  const vm::ErrorPtr e = NewError(stream, n.name, s);
   for (int w : n.writes) SetError(w, e, bound);
 }
 
@@ -139,35 +150,89 @@ ReadState Plan::ReadStateOf(const PlanNode& n, size_t i,
   return i < n.read_states.size() ? n.read_states[i] : ReadState::kWritten;
 }
 
+// The failure of `op` reading operand `o` (its input `input`) in state `r`,
+// worded as OpCallPolicy::RefuseInput words it.
+vm::ErrorPtr Plan::Refusal(ReadState r, size_t input, const internal::Operand& o, const char* op,
+                           vm::VmStream* stream) const {
+  const std::string shape = o.meta->shape.ToString();
+  return NewError(
+      stream, op,
+      absl::FailedPreconditionError(
+          r == ReadState::kNever
+              ? base::Cat("input ", input, " ", shape,
+                          " was never written (or its storage was released)")
+              : base::Cat("input ", input, " ", shape,
+                          " reads bytes of its storage that no write covered (a write through "
+                          "a view wrote only part of a storage that was never written)")));
+}
+
+// A fused node's checked reads: link by link, each link's operands in its
+// op's order, as the unfused ops would have run. A link forwards the first
+// error among its operands (an input's, or an earlier link's) or is refused
+// for the first one it cannot read; each output gets its link's error.
+// False, with every output poisoned, if any link failed (fusion.h: then
+// every written-out link did); true if the chain can run.
+bool Plan::RefuseFused(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
+  constexpr size_t kMax = 16;
+  vm::ErrorPtr link_error[kMax];
+  const size_t links = std::min(n.fused_links.size(), kMax);
+  bool failed = false;
+  for (size_t l = 0; l < links; ++l) {
+    const FusedLink& k = n.fused_links[l];
+    for (int j = 0; j < k.num_operands && link_error[l] == nullptr; ++j) {
+      const int operand = k.operands[j];
+      if (operand < 0) {
+        link_error[l] = link_error[-1 - operand];
+        continue;
+      }
+      const auto i = static_cast<size_t>(operand);
+      if (const vm::ErrorPtr& e = ErrorOf(n.reads[i], bound); e != nullptr) {
+        link_error[l] = e;
+      } else if (const ReadState r = ReadStateOf(n, i, bound); r != ReadState::kWritten) {
+        link_error[l] = Refusal(r, static_cast<size_t>(j), n.args.inputs[i], k.op, stream);
+      }
+    }
+    failed |= link_error[l] != nullptr;
+  }
+  if (!failed) return true;
+  const vm::ErrorPtr first = [&] {
+    for (size_t l = 0; l < links; ++l) {
+      if (link_error[l] != nullptr) return link_error[l];
+    }
+    return vm::ErrorPtr();
+  }();
+  for (size_t l = 0; l < links; ++l) {
+    const int out = n.fused_links[l].output;
+    if (out < 0) continue;
+    SetError(n.writes[static_cast<size_t>(out)], link_error[l] != nullptr ? link_error[l] : first,
+             bound);
+  }
+  return false;
+}
+
 // The checked path, as OpCallPolicy::Compute: input by input, forward an
 // error or refuse bytes nothing wrote; allocate bound outputs; after
 // success, heal what a whole write covered and track what a write through a
 // view of a bound storage covered.
 bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound) {
   auto overwritten = [&](size_t i) { return n.overwritten_mask.has(i); };
-  for (size_t i = 0; i < n.reads.size(); ++i) {
-    if (overwritten(i)) continue;
-    if (const vm::ErrorPtr& e = ErrorOf(n.reads[i], bound); e != nullptr) {
-      const vm::ErrorPtr forwarded = e;  // SetError may overwrite the one referred to
-      for (int w : n.writes) SetError(w, forwarded, bound);
+  if (!n.fused_links.empty()) {
+    if (!RefuseFused(n, stream, bound)) return false;
+  } else {
+    for (size_t i = 0; i < n.reads.size(); ++i) {
+      if (overwritten(i)) continue;
+      if (const vm::ErrorPtr& e = ErrorOf(n.reads[i], bound); e != nullptr) {
+        const vm::ErrorPtr forwarded = e;  // SetError may overwrite the one referred to
+        for (int w : n.writes) SetError(w, forwarded, bound);
+        return false;
+      }
+      const ReadState r = ReadStateOf(n, i, bound);
+      if (r == ReadState::kWritten) [[likely]]
+        continue;
+      const vm::ErrorPtr e = Refusal(r, i, n.args.inputs[i], n.name, stream);
+      for (int w : n.writes) SetError(w, e, bound);
       return false;
     }
-    const ReadState r = ReadStateOf(n, i, bound);
-    if (r == ReadState::kWritten) [[likely]]
-      continue;
-    const std::string shape = n.args.inputs[i].meta->shape.ToString();
-    // A fused node's input: named as the op that reads it names it.
-    const size_t index = i < n.input_origin.size() ? n.input_origin[i].second : i;
-    Fail(n, stream,
-         absl::FailedPreconditionError(
-             r == ReadState::kNever
-                 ? base::Cat("input ", index, " ", shape,
-                             " was never written (or its storage was released)")
-                 : base::Cat("input ", index, " ", shape,
-                             " reads bytes of its storage that no write covered (a write through "
-                             "a view wrote only part of a storage that was never written)")),
-         bound, i < n.input_origin.size() ? n.input_origin[i].first : n.name);
-    return false;
   }
   uint64_t fresh = 0;  // bound writes whose storage this node allocates, by index
   for (size_t k = 0; k < n.writes.size(); ++k) {

@@ -44,6 +44,18 @@ struct Value {
   int64_t offset = 0;
 };
 
+// One op of a fused node's chain (graph/fusion.h), kept so that a failing
+// read is named, and forwarded, exactly as the unfused ops would: link by
+// link, operand by operand in the op's own order.
+struct FusedLink {
+  const char* op = nullptr;  // the op's name
+  // Per operand of the op: >= 0, the fused node's input; < 0, the result of
+  // link -1 - operand. A Scalar op's scalar is not an operand.
+  int operands[2] = {0, 0};
+  int num_operands = 0;
+  int output = -1;  // the fused node's output it is written to; -1: none
+};
+
 struct Node {
   vm::KernelCall call;          // kernel null for a host write (FromVector)
   vm::BlobCallback host_write;  // host writes only: fills outputs[0]
@@ -53,9 +65,8 @@ struct Node {
   int num_scalars = 0;
   std::shared_ptr<const Attrs> attrs;
   vm::VmStream* stream = nullptr;
-  // A fused node (graph/fusion.h): per input, the op that reads it and its
-  // index there, so a refused read names them as eagerly. Empty otherwise.
-  std::vector<std::pair<const char*, int>> input_origin;
+  // A fused node (graph/fusion.h): its chain's ops in order. Empty otherwise.
+  std::vector<FusedLink> fused_links;
 
   const char* name() const { return call.name; }
   bool writes_input(size_t i) const { return call.mutated_mask.has(i); }
