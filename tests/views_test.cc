@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "eagervm/eagervm.h"
@@ -476,6 +477,24 @@ TEST(Views, DeviceCopyAndEmptyViews) {
   EXPECT_EQ(e.shape(), Shape({4, 0}));
   EXPECT_EQ(Values<float>(ops::Add(e, e)).size(), 0u);
   EXPECT_EQ(Values<float>(t.T().To(Device::Cpu())), Values<float>(t.T().Contiguous()));
+}
+
+// An empty tensor may have any extents beside its zero: their products
+// overflow int64, and views of it must not compute with them (UBSan checks
+// it in the sanitizer build; the validation fuzzer found it).
+TEST(Views, EmptyTensorsWithHugeExtents) {
+  constexpr int64_t kHuge = std::numeric_limits<int64_t>::max();
+  Tensor t = Full({0, 5, kHuge}, 1.0, DType::kFloat32);
+  ASSERT_TRUE(t.status().ok()) << t.status();
+  EXPECT_TRUE(t.is_contiguous());
+  Tensor s = t.Slice(1, 1, 3);
+  ASSERT_TRUE(s.status().ok()) << s.status();
+  EXPECT_EQ(s.shape(), Shape({0, 2, kHuge}));
+  Tensor p = t.Permute({2, 0, 1});
+  ASSERT_TRUE(p.status().ok()) << p.status();
+  EXPECT_EQ(Values<float>(ops::Add(p, p)).size(), 0u);
+  Tensor u = Full({kHuge, 0}, 1.0, DType::kFloat32);
+  EXPECT_EQ(Values<float>(ops::MulScalar(u.T(), 2.0)).size(), 0u);
 }
 
 TEST(Views, GraphCaptureOfViewsEqualsEager) {

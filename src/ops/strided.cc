@@ -16,7 +16,10 @@ std::vector<int64_t> CompactStrides(const Shape& shape) {
   int64_t acc = 1;
   for (int d = rank - 1; d >= 0; --d) {
     s[static_cast<size_t>(d)] = acc;
-    acc *= shape[d];
+    // Only an empty shape's partial products can overflow (a valid non-empty
+    // one holds at most Shape::kMaxNumel elements): its strides address
+    // nothing, so 0 serves.
+    if (__builtin_mul_overflow(acc, shape[d], &acc)) acc = 0;
   }
   return s;
 }
@@ -30,7 +33,7 @@ bool IsCompact(const Shape& shape, absl::Span<const int64_t> strides) {
   for (int d = static_cast<int>(shape.dims().size()) - 1; d >= 0; --d) {
     if (shape[d] == 0) return true;  // no elements: any layout is compact
     if (shape[d] != 1 && strides[static_cast<size_t>(d)] != acc) return false;
-    acc *= shape[d];
+    if (__builtin_mul_overflow(acc, shape[d], &acc)) return true;  // only if empty
   }
   return true;
 }
@@ -45,6 +48,7 @@ int64_t SpanElements(const Shape& shape, absl::Span<const int64_t> strides) {
 }
 
 bool HasOverlap(const Shape& shape, absl::Span<const int64_t> strides) {
+  if (shape.numel() == 0) return false;  // no elements, none shared
   for (size_t d = 0; d < shape.dims().size(); ++d) {
     if (shape[static_cast<int>(d)] > 1 && strides[d] == 0) return true;
   }
