@@ -497,6 +497,27 @@ TEST(Views, EmptyTensorsWithHugeExtents) {
   EXPECT_EQ(Values<float>(ops::MulScalar(u.T(), 2.0)).size(), 0u);
 }
 
+// A strided view that cannot be read is named by its own shape, eagerly
+// and in a graph, not by the span of storage it covers.
+TEST(Views, ARefusedViewIsNamedByItsOwnShape) {
+  Tensor never = Empty({4, 6}, DType::kFloat32);
+  Tensor x = Full({6, 4}, 1.0, DType::kFloat32);
+  const std::string want = "Add: input 0 [6,4] was never written";
+  absl::Status eager = ops::Add(never.T(), x).Wait();
+  EXPECT_NE(eager.message().find(want), std::string::npos) << eager;
+  absl::StatusOr<Graph> g =
+      Graph::Capture({TensorMeta{Shape({6, 4}), DType::kFloat32, Device::Cpu()}},
+                     [&](const std::vector<Tensor>& in) {
+                       return std::vector<Tensor>{ops::Add(never.T(), in[0])};
+                     });
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<std::vector<Tensor>> out = g->Run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  absl::Status graph = (*out)[0].Wait();
+  EXPECT_NE(graph.message().find(want), std::string::npos) << graph;
+  (void)Sync();
+}
+
 TEST(Views, GraphCaptureOfViewsEqualsEager) {
   auto fn = [](const std::vector<Tensor>& in) -> std::vector<Tensor> {
     Tensor x = in[0];

@@ -179,7 +179,7 @@ class Plan {
                 absl::Span<vm::BlobObject* const> bound);
   bool RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
   bool RefuseFused(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject* const> bound);
-  vm::ErrorPtr Refusal(ReadState r, size_t input, const internal::Operand& o, const char* op,
+  vm::ErrorPtr Refusal(ReadState r, size_t input, const PlanNode& n, size_t i, const char* op,
                        vm::VmStream* stream) const;
   ReadState ReadStateOf(const PlanNode& n, size_t i, absl::Span<vm::BlobObject* const> bound) const;
   absl::Status Execute(PlanNode& n);

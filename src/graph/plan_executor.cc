@@ -150,11 +150,11 @@ ReadState Plan::ReadStateOf(const PlanNode& n, size_t i,
   return i < n.read_states.size() ? n.read_states[i] : ReadState::kWritten;
 }
 
-// The failure of `op` reading operand `o` (its input `input`) in state `r`,
+// The failure of `op` reading input `i` of `n` (its own input `input`) in state `r`,
 // worded as OpCallPolicy::RefuseInput words it.
-vm::ErrorPtr Plan::Refusal(ReadState r, size_t input, const internal::Operand& o, const char* op,
+vm::ErrorPtr Plan::Refusal(ReadState r, size_t input, const PlanNode& n, size_t i, const char* op,
                            vm::VmStream* stream) const {
-  const std::string shape = o.meta->shape.ToString();
+  const std::string shape = internal::InputShapeText(n.args, i);
   return NewError(
       stream, op,
       absl::FailedPreconditionError(
@@ -189,7 +189,7 @@ bool Plan::RefuseFused(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObj
       if (const vm::ErrorPtr& e = ErrorOf(n.reads[i], bound); e != nullptr) {
         link_error[l] = e;
       } else if (const ReadState r = ReadStateOf(n, i, bound); r != ReadState::kWritten) {
-        link_error[l] = Refusal(r, static_cast<size_t>(j), n.args.inputs[i], k.op, stream);
+        link_error[l] = Refusal(r, static_cast<size_t>(j), n, i, k.op, stream);
       }
     }
     failed |= link_error[l] != nullptr;
@@ -229,7 +229,7 @@ bool Plan::RunSlow(PlanNode& n, vm::VmStream* stream, absl::Span<vm::BlobObject*
       const ReadState r = ReadStateOf(n, i, bound);
       if (r == ReadState::kWritten) [[likely]]
         continue;
-      const vm::ErrorPtr e = Refusal(r, i, n.args.inputs[i], n.name, stream);
+      const vm::ErrorPtr e = Refusal(r, i, n, i, n.name, stream);
       for (int w : n.writes) SetError(w, e, bound);
       return false;
     }

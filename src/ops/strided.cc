@@ -71,23 +71,6 @@ Tensor SpanView(const Tensor& t) {
   return WrapImpl(std::move(view));
 }
 
-const std::string& StridedShapeAttr(int input) {
-  static const auto* names = [] {
-    auto* v = new std::vector<std::string>();
-    for (int i = 0; i < 64; ++i) v->push_back(base::Cat("__view_shape", i));
-    return v;
-  }();
-  return (*names)[static_cast<size_t>(input)];
-}
-const std::string& StridedStridesAttr(int input) {
-  static const auto* names = [] {
-    auto* v = new std::vector<std::string>();
-    for (int i = 0; i < 64; ++i) v->push_back(base::Cat("__view_strides", i));
-    return v;
-  }();
-  return (*names)[static_cast<size_t>(input)];
-}
-
 namespace {
 
 std::string JoinDims(const std::vector<int64_t>& v) {

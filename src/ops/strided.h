@@ -26,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "base/view_attrs.h"  // StridedShapeAttr, StridedStridesAttr
 #include "eagervm/kernel.h"
 #include "eagervm/tensor.h"
 #include "ops/op_def.h"
@@ -60,10 +61,6 @@ Tensor MakeContiguous(const Tensor& t, const char* op);
 // *transpose flipped (MatMul then passes the transpose to BLAS instead of
 // copying). Else `x`, *transpose unchanged.
 Tensor Untransposed(const Tensor& x, bool* transpose);
-
-// Attr names under which a native strided input's view travels.
-const std::string& StridedShapeAttr(int input);
-const std::string& StridedStridesAttr(int input);
 
 // SubmitOp's path when an input is strided (see above).
 absl::Status SubmitStridedOp(const OpDef& def, DType dtype, absl::Span<const Tensor* const> inputs,

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -83,6 +84,11 @@ inline const TensorMeta* StableMeta(KernelArgs* args, const TensorMeta& meta, ui
   args->metas.push_back(meta);
   return &args->metas.back();
 }
+
+// Input `i`'s shape as the op's caller passed it, for error messages: a
+// strided view's own shape (base/view_attrs.h), not the span its operand
+// covers.
+std::string InputShapeText(const KernelArgs& args, size_t i);
 
 // The instruction behind a KernelContext, for the runtime and its backends
 // (a backend's accessor, e.g. the CUDA cuBLAS handle, finds its stream here).

@@ -74,13 +74,13 @@ void OpCallPolicy::RefuseInput(VmStream* stream, size_t i) {
   }
   if (in.blob->allocated()) {
     Fail(stream, absl::FailedPreconditionError(base::Cat(
-                     "input ", i, " ", in.meta->shape.ToString(),
+                     "input ", i, " ", internal::InputShapeText(args_, i),
                      " reads bytes of its storage that no write covered (a write through a view "
                      "wrote only part of a storage that was never written)")));
     return;
   }
   Fail(stream, absl::FailedPreconditionError(
-                   base::Cat("input ", i, " ", in.meta->shape.ToString(),
+                   base::Cat("input ", i, " ", internal::InputShapeText(args_, i),
                              " was never written (or its storage was released)")));
 }
 
