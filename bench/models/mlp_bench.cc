@@ -27,9 +27,10 @@
 //
 //   mlp_bench [--sizes=small,large] [--reps=7] [--steps=0 (per size)]
 //             [--check-steps=100] [--check-only]
-//   mlp_bench --count=eager|autograd [--sizes=small|large] [--steps=100]
-//             one eager mode alone, untimed: instructions per step under
-//             callgrind (scripts/profile_autograd_step.sh)
+//   mlp_bench --count=eager|autograd|graph|kernel [--sizes=small|large] [--steps=100]
+//             one mode alone (hand-written gradients but autograd), untimed:
+//             instructions per step under callgrind
+//             (scripts/profile_autograd_step.sh, scripts/profile_models.sh)
 //
 // small: 64 -> 128 -> 10, batch 64; large: 64 -> 512 -> 10, batch 256.
 // scripts/models.sh builds and runs it. Exit 0 ok, 1 a check failed, 2 error.
@@ -57,7 +58,7 @@ struct Flags {
   int steps = 0;
   int check_steps = 100;
   bool check_only = false;
-  // --count=eager|autograd: only that mode (hand-written eager, or eager
+  // --count=eager|autograd|graph|kernel: only that mode (hand-written eager, or eager
   // autograd), in this process, --steps steps after 10 warm-up steps, no
   // timing or checks: for instruction counts under callgrind.
   std::string count;
@@ -369,18 +370,21 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
 }
 
 }  // namespace
-// --count: one eager mode alone, for callgrind (instructions per step).
+// --count: one mode alone, for callgrind (instructions per step).
 int Count(const Flags& f, const Digits& d) {
   MlpConfig c;
   const bool large = !f.sizes.empty() && f.sizes[0] == "large";
   c.hidden = large ? 512 : 128;
   c.batch = large ? 256 : 64;
   c.autograd = f.count == "autograd";
-  if (!c.autograd && f.count != "eager") {
-    std::fprintf(stderr, "mlp_bench: --count=%s (eager, autograd)\n", f.count.c_str());
+  if (!c.autograd && f.count != "eager" && f.count != "graph" && f.count != "kernel") {
+    std::fprintf(stderr, "mlp_bench: --count=%s (eager, autograd, graph, kernel)\n",
+                 f.count.c_str());
     return 2;
   }
-  absl::StatusOr<std::unique_ptr<MlpTrainer>> t = MakeEagervmTrainer(c, d, false);
+  absl::StatusOr<std::unique_ptr<MlpTrainer>> t =
+      f.count == "kernel" ? MakeKernelTrainer(c, d)
+                          : MakeEagervmTrainer(c, d, /*graph=*/f.count == "graph");
   absl::Status s = t.status();
   if (s.ok()) s = (*t)->Steps(10, nullptr);
   if (s.ok()) s = (*t)->Steps(f.steps > 0 ? f.steps : 100, nullptr);
