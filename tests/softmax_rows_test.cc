@@ -1,8 +1,8 @@
 // The contiguous float32 Softmax/LogSoftmax/CrossEntropy row kernels
-// (kernels/cpu/softmax_rows.h): the AVX2 build gives bitwise the same
-// results as the baseline build on the same rows, for every row length
+// (kernels/cpu/softmax_rows.h): the AVX2 and AVX-512 builds give bitwise the
+// same results as the baseline build on the same rows, for every row length
 // (whole groups of 16 and every tail), random and edge values (a NaN result
-// only has to be NaN on both). Skipped on a CPU without AVX2.
+// only has to be NaN on both). Each is skipped on a CPU without it.
 #include "kernels/cpu/softmax_rows.h"
 
 #include <gtest/gtest.h>
@@ -54,19 +54,18 @@ bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return true;
 }
 
-TEST(SoftmaxRows, Avx2AndBaselineGiveTheSameBits) {
-  if (!softmax_rows::Supported(Isa::kAvx2)) GTEST_SKIP() << "no AVX2 on this CPU";
-  EXPECT_EQ(softmax_rows::Chosen(), Isa::kAvx2);
+// Every wide build the CPU supports against the baseline.
+void ExpectSameBitsAsBaseline(Isa isa) {
   std::mt19937 rng(7);
   int checked = 0;
   for (int64_t n : {1, 3, 4, 7, 8, 15, 16, 17, 23, 31, 32, 33, 47, 64, 100, 1000, 1024, 1031}) {
     const int64_t rows = 40;
     const std::vector<float> x = Logits(rng, rows, n);
     for (bool log : {false, true}) {
-      std::vector<float> base(x.size()), avx2(x.size());
+      std::vector<float> base(x.size()), wide(x.size());
       softmax_rows::Rows(Isa::kBaseline, log, x.data(), rows, n, base.data());
-      softmax_rows::Rows(Isa::kAvx2, log, x.data(), rows, n, avx2.data());
-      EXPECT_TRUE(SameBits(base, avx2)) << (log ? "LogSoftmax" : "Softmax") << " n = " << n;
+      softmax_rows::Rows(isa, log, x.data(), rows, n, wide.data());
+      EXPECT_TRUE(SameBits(base, wide)) << (log ? "LogSoftmax" : "Softmax") << " n = " << n;
       // Not all NaN: the rows hold real results to compare.
       int finite = 0;
       for (float f : base) finite += std::isfinite(f) ? 1 : 0;
@@ -77,12 +76,24 @@ TEST(SoftmaxRows, Avx2AndBaselineGiveTheSameBits) {
       float m0, m1;
       double s0, s1;
       softmax_rows::Stats(Isa::kBaseline, x.data() + r * n, n, &m0, &s0);
-      softmax_rows::Stats(Isa::kAvx2, x.data() + r * n, n, &m1, &s1);
+      softmax_rows::Stats(isa, x.data() + r * n, n, &m1, &s1);
       EXPECT_TRUE(SameBits(m0, m1)) << "max, n = " << n << " row " << r;
       EXPECT_TRUE(SameBits(s0, s1)) << "log-sum, n = " << n << " row " << r;
     }
   }
   EXPECT_EQ(checked, 36);
+}
+
+TEST(SoftmaxRows, Avx2AndBaselineGiveTheSameBits) {
+  if (!softmax_rows::Supported(Isa::kAvx2)) GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!softmax_rows::Supported(Isa::kAvx512)) EXPECT_EQ(softmax_rows::Chosen(), Isa::kAvx2);
+  ExpectSameBitsAsBaseline(Isa::kAvx2);
+}
+
+TEST(SoftmaxRows, Avx512AndBaselineGiveTheSameBits) {
+  if (!softmax_rows::Supported(Isa::kAvx512)) GTEST_SKIP() << "no AVX-512F on this CPU";
+  EXPECT_EQ(softmax_rows::Chosen(), Isa::kAvx512);
+  ExpectSameBitsAsBaseline(Isa::kAvx512);
 }
 
 TEST(SoftmaxRows, SignedZeroMaximumIsTheSameWhereverItStands) {
@@ -93,7 +104,8 @@ TEST(SoftmaxRows, SignedZeroMaximumIsTheSameWhereverItStands) {
   a[9] = 0.0f;
   b[0] = 0.0f;
   b[9] = -0.0f;
-  for (Isa isa : {Isa::kBaseline, Isa::kAvx2}) {
+  for (Isa isa : {Isa::kBaseline, Isa::kAvx2, Isa::kAvx512}) {
+    if (!softmax_rows::Supported(isa)) continue;
     float ma, mb;
     double sa, sb;
     softmax_rows::Stats(isa, a.data(), 24, &ma, &sa);

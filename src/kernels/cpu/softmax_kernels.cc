@@ -3,7 +3,7 @@
 // exp, so no exp overflows; sums accumulate in double. A row holding NaN or
 // +inf gives NaN, like the max-subtracting formula in float64. float32 rows
 // use the float exp of vec_exp.h (contiguous rows: whole vectors of 4 lanes,
-// or 8 where the CPU has AVX2, see softmax_rows.h; rows along a strided axis:
+// or 8 / 16 where the CPU has AVX2 / AVX-512F, see softmax_rows.h; rows along a strided axis:
 // one lane); float64 uses std::exp.
 #include <cmath>
 #include <cstring>
@@ -61,11 +61,12 @@ struct ExpSum {
 
 }  // namespace
 
-// Contiguous float32 rows, built twice: 4-lane vectors for the baseline
-// instruction set and 8-lane ones in functions built for AVX2, picked once at
-// run time. Both do the same float operations in the same order on every
-// element and fold every group of 16 exps into the same 4 partial sums, so
-// they give the same bits (tests/ops_softmax_test.cc compares them).
+// Contiguous float32 rows, built three times: 4-lane vectors for the baseline
+// instruction set, 8-lane ones in functions built for AVX2 and 16-lane ones
+// in functions built for AVX-512F, picked once at run time. All do the same
+// float operations in the same order on every element and fold every group
+// of 16 exps into the same 4 partial sums, so they give the same bits
+// (tests/softmax_rows_test.cc compares them).
 namespace softmax_rows {
 namespace {
 
@@ -134,6 +135,12 @@ inline ExpSum RowExpSum(const float* x, int64_t n, float m, float* out) {
       Terms(x + k + 8, m, o == nullptr ? nullptr : o + 8, &ones, &t2);
       Terms(x + k + 12, m, o == nullptr ? nullptr : o + 12, &ones, &t3);
       rest = (t0 + t2) + (t1 + t3);
+    } else if constexpr (kW == 16) {
+      V t0;
+      Terms(x + k, m, o, &ones, &t0);
+      const vec::F8 s = __builtin_shufflevector(t0, t0, 0, 1, 2, 3, 4, 5, 6, 7) +
+                        __builtin_shufflevector(t0, t0, 8, 9, 10, 11, 12, 13, 14, 15);
+      rest = __builtin_shufflevector(s, s, 0, 1, 2, 3) + __builtin_shufflevector(s, s, 4, 5, 6, 7);
     } else {
       static_assert(kW == 8);
       V t0, t1;
@@ -203,6 +210,22 @@ __attribute__((target("avx2"), flatten)) void StatsAvx2(const float* x, int64_t 
                                                         double* log_sum_out) {
   StatsOf<vec::F8>(x, n, max_out, log_sum_out);
 }
+// AVX-512F brings FMA with it: no multiply-add may be fused (the baseline
+// has none), or the bits would differ. Clang: vec_exp.h's pragma.
+#if defined(__clang__)
+#define EAGERVM_AVX512_NO_FMA __attribute__((target("avx512f"), flatten))
+#else
+#define EAGERVM_AVX512_NO_FMA \
+  __attribute__((target("avx512f"), optimize("fp-contract=off"), flatten))
+#endif
+EAGERVM_AVX512_NO_FMA void RowsAvx512(bool log, const float* x, int64_t rows, int64_t n,
+                                      float* out) {
+  log ? RowsOf<vec::F16, true>(x, rows, n, out) : RowsOf<vec::F16, false>(x, rows, n, out);
+}
+EAGERVM_AVX512_NO_FMA void StatsAvx512(const float* x, int64_t n, float* max_out,
+                                       double* log_sum_out) {
+  StatsOf<vec::F16>(x, n, max_out, log_sum_out);
+}
 #endif
 
 }  // namespace
@@ -211,16 +234,21 @@ bool Supported(Isa isa) {
   if (isa == Isa::kBaseline) return true;
 #ifdef EAGERVM_SOFTMAX_AVX2
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2;
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return isa == Isa::kAvx2 ? avx2 : avx512;
 #else
   return false;
 #endif
 }
 
-Isa Chosen() { return Supported(Isa::kAvx2) ? Isa::kAvx2 : Isa::kBaseline; }
+Isa Chosen() {
+  if (Supported(Isa::kAvx512)) return Isa::kAvx512;
+  return Supported(Isa::kAvx2) ? Isa::kAvx2 : Isa::kBaseline;
+}
 
 void Rows(Isa isa, bool log, const float* x, int64_t rows, int64_t n, float* out) {
 #ifdef EAGERVM_SOFTMAX_AVX2
+  if (isa == Isa::kAvx512 && Supported(Isa::kAvx512)) return RowsAvx512(log, x, rows, n, out);
   if (isa == Isa::kAvx2 && Supported(Isa::kAvx2)) return RowsAvx2(log, x, rows, n, out);
 #endif
   RowsBaseline(log, x, rows, n, out);
@@ -228,6 +256,9 @@ void Rows(Isa isa, bool log, const float* x, int64_t rows, int64_t n, float* out
 
 void Stats(Isa isa, const float* x, int64_t n, float* max_out, double* log_sum_out) {
 #ifdef EAGERVM_SOFTMAX_AVX2
+  if (isa == Isa::kAvx512 && Supported(Isa::kAvx512)) {
+    return StatsAvx512(x, n, max_out, log_sum_out);
+  }
   if (isa == Isa::kAvx2 && Supported(Isa::kAvx2)) return StatsAvx2(x, n, max_out, log_sum_out);
 #endif
   StatsBaseline(x, n, max_out, log_sum_out);

@@ -1,7 +1,8 @@
 // The contiguous float32 row kernels of Softmax, LogSoftmax and CrossEntropy
-// (softmax_kernels.cc), built for two instruction sets: the baseline (4-lane
-// SSE2 vectors on x86-64) and AVX2 (8 lanes), chosen once per process by
-// what the CPU supports. Both give bitwise the same results. Exposed so tests
+// (softmax_kernels.cc), built for three instruction sets: the baseline
+// (4-lane SSE2 vectors on x86-64), AVX2 (8 lanes) and AVX-512F (16 lanes),
+// chosen once per process by what the CPU supports. All give bitwise the
+// same results. Exposed so tests
 // can run both on the same rows. Any thread may call; nothing blocks.
 #ifndef EAGERVM_KERNELS_CPU_SOFTMAX_ROWS_H_
 #define EAGERVM_KERNELS_CPU_SOFTMAX_ROWS_H_
@@ -10,13 +11,13 @@
 
 namespace eagervm::kernels::softmax_rows {
 
-enum class Isa { kBaseline, kAvx2 };
+enum class Isa { kBaseline, kAvx2, kAvx512 };
 
-// Whether this process can run `isa`'s kernels (kBaseline: always; kAvx2: an
-// x86-64 build on a CPU with AVX2).
+// Whether this process can run `isa`'s kernels (kBaseline: always; kAvx2,
+// kAvx512: an x86-64 build on a CPU with AVX2, AVX-512F).
 bool Supported(Isa isa);
 
-// The one the kernels use: kAvx2 where supported, else kBaseline.
+// The one the kernels use: the widest supported.
 Isa Chosen();
 
 // Softmax (log = false) or LogSoftmax of `rows` rows of n > 0 floats stored

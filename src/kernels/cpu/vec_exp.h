@@ -1,9 +1,10 @@
-// A float32 exp over 4 or 8 lanes at a time, for the softmax kernels. Written
-// with GCC/Clang vector extensions, so 4 lanes compile to SSE on x86-64 (and
-// NEON on arm64) and to plain scalar code elsewhere, 8 lanes to AVX inside
-// functions built for AVX2; no branches, no calls, no fused multiply-add
-// (neither the baseline nor the AVX2 target enables FMA), so every width and
-// machine gives the same bits for the same input.
+// A float32 exp over 4, 8 or 16 lanes at a time, for the softmax kernels.
+// Written with GCC/Clang vector extensions, so 4 lanes compile to SSE on
+// x86-64 (and NEON on arm64) and to plain scalar code elsewhere, 8 lanes to
+// AVX inside functions built for AVX2, 16 to AVX-512 inside ones built for
+// AVX-512F; no branches, no calls, no fused multiply-add (the baseline and
+// AVX2 targets have no FMA; on AVX-512F, which has, fusing is turned off), so
+// every width and machine gives the same bits for the same input.
 //
 // Method: exp(x) = 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2 in
 // [-ln2/2, ln2/2] (ln 2 split in two parts so n ln 2 is exact), exp(r) by a
@@ -18,13 +19,23 @@
 #include <cstdint>
 #include <cstring>
 
+// No multiply-add is fused, whatever the target: GCC is told so on the
+// AVX-512 functions that include this code (optimize("fp-contract=off") in
+// softmax_kernels.cc), Clang here.
+#if defined(__clang__)
+#pragma float_control(push)
+#pragma clang fp contract(off)
+#endif
+
 namespace eagervm::kernels::vec {
 
 constexpr int kLanes = 4;
 typedef float F4 __attribute__((vector_size(16)));
 typedef double D2 __attribute__((vector_size(16)));
-// 8 lanes: used only inside functions built for AVX2 (softmax_kernels.cc).
+// 8 lanes: used only inside functions built for AVX2, 16 only inside ones
+// built for AVX-512 (softmax_kernels.cc).
 typedef float F8 __attribute__((vector_size(32)));
+typedef float F16 __attribute__((vector_size(64)));
 
 inline F4 Splat(float v) { return F4{v, v, v, v}; }
 
@@ -59,6 +70,11 @@ template <>
 struct LaneInts<F8> {
   typedef int32_t I __attribute__((vector_size(32)));
   typedef uint32_t U __attribute__((vector_size(32)));
+};
+template <>
+struct LaneInts<F16> {
+  typedef int32_t I __attribute__((vector_size(64)));
+  typedef uint32_t U __attribute__((vector_size(64)));
 };
 
 // exp of every lane of *xp, in place. The same operations in the same order
@@ -124,5 +140,9 @@ inline float MaxLane(F4 v) {
 inline float Exp(float x) { return Exp(Splat(x))[0]; }
 
 }  // namespace eagervm::kernels::vec
+
+#if defined(__clang__)
+#pragma float_control(pop)
+#endif
 
 #endif  // EAGERVM_KERNELS_CPU_VEC_EXP_H_
