@@ -254,6 +254,51 @@ TEST(Views, LargeTransposedOperandsOfBinaryOps) {
   }
 }
 
+// The transposed-operand tiles against the same op on a compact copy of the
+// view (the same elementwise function, so the same bits): sizes that are not
+// multiples of the 8 x 8 blocks, the 16-row steps or the 256-column panels,
+// either operand transposed, a broadcast row, both operands transposed, and a
+// sliced view whose columns are not its storage's full rows.
+TEST(Views, TransposedTilesMatchTheContiguousOp) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 270},
+                            {37, 41},
+                            {40, 263},
+                            {257, 33},
+                            {64, 512},
+                            {33, 129}}) {
+    SCOPED_TRACE(::testing::Message() << rows << "x" << cols);
+    std::vector<float> base(static_cast<size_t>(rows * cols)), w(base.size());
+    for (size_t i = 0; i < base.size(); ++i) {
+      base[i] = static_cast<float>(i % 1013) * 0.37f - 11.0f;
+      w[i] = static_cast<float>((i * 7) % 509) * 0.21f + 0.5f;
+    }
+    Tensor v = Make(base, {rows, cols}).T();  // [cols, rows]
+    Tensor vc = v.Contiguous();
+    Tensor other = Make(w, {cols, rows});
+    Tensor other_t = Make(w, {rows, cols}).T();  // also transposed
+    std::vector<float> rw(static_cast<size_t>(rows));
+    for (size_t j = 0; j < rw.size(); ++j) rw[j] = static_cast<float>(j) * 0.75f + 1.0f;
+    Tensor row = Make(rw, {1, rows});
+    EXPECT_EQ(Values<float>(ops::Add(v, other)), Values<float>(ops::Add(vc, other)));
+    EXPECT_EQ(Values<float>(ops::Add(other, v)), Values<float>(ops::Add(other, vc)));
+    EXPECT_EQ(Values<float>(ops::Sub(v, other)), Values<float>(ops::Sub(vc, other)));
+    EXPECT_EQ(Values<float>(ops::Sub(other, v)), Values<float>(ops::Sub(other, vc)));
+    EXPECT_EQ(Values<float>(ops::Mul(v, other)), Values<float>(ops::Mul(vc, other)));
+    EXPECT_EQ(Values<float>(ops::Div(v, other)), Values<float>(ops::Div(vc, other)));
+    EXPECT_EQ(Values<float>(ops::Div(other, v)), Values<float>(ops::Div(other, vc)));
+    EXPECT_EQ(Values<float>(ops::Mul(v, row)), Values<float>(ops::Mul(vc, row)));
+    EXPECT_EQ(Values<float>(ops::Sub(row, v)), Values<float>(ops::Sub(row, vc)));
+    EXPECT_EQ(Values<float>(ops::Add(v, other_t)),
+              Values<float>(ops::Add(vc, other_t.Contiguous())));
+    Tensor vs = v.Slice(1, 5, rows - 2);  // columns 5 .. rows-2 of the view
+    Tensor os = other.Slice(1, 5, rows - 2);
+    EXPECT_EQ(Values<float>(ops::Add(vs, os)), Values<float>(ops::Add(vs.Contiguous(), os)));
+    Tensor acc = Make(w, {cols, rows});
+    ASSERT_TRUE(ops::AddInplace(acc, v).ok());
+    EXPECT_EQ(Values<float>(acc), Values<float>(ops::Add(other, vc)));
+  }
+}
+
 // Ops whose kernels need compact input get a copy (counted) and the right values.
 TEST(Views, OtherOpClassesGetCompactCopies) {
   const std::vector<float> base = Seq(24, 0.1f);

@@ -6,6 +6,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/strided.h"
+#include "kernels/cpu/transposed_tiles.h"
 #include "kernels/cpu/vec_exp.h"
 #include "ops/strided.h"
 
@@ -70,11 +71,19 @@ vec::F4 LaneApply(vec::F4 a, vec::F4 b) {
   if constexpr (std::is_same_v<Op, DivOp>) return a / b;
 }
 
+template <typename Op>
+constexpr transposed_tiles::LaneOp kTileOp =
+    std::is_same_v<Op, AddOp>   ? transposed_tiles::LaneOp::kAdd
+    : std::is_same_v<Op, SubOp> ? transposed_tiles::LaneOp::kSub
+    : std::is_same_v<Op, MulOp> ? transposed_tiles::LaneOp::kMul
+                                : transposed_tiles::LaneOp::kDiv;
+
 // TransposedTiles for float Add/Sub/Mul/Div with a compact other operand:
-// 4 x 4 blocks of the transposed operand are loaded as 4 column vectors and
-// transposed in registers (shuffles), 16 x 16 blocks at a time; the edges
-// past a multiple of 4 go element by element. Returns false where it does
-// not apply.
+// 8 x 8 blocks transposed in AVX2 registers where the CPU has AVX2
+// (transposed_tiles.h); else 4 x 4 blocks of the transposed operand are
+// loaded as 4 column vectors and transposed in registers (shuffles),
+// 16 x 16 blocks at a time, the edges past a multiple of 4 element by
+// element. Returns false where it does not apply.
 template <typename Op, typename T>
 bool TransposedBlocks4(const StridedPlan<3>& p, int t, T* out, const T* a, const T* b) {
   if constexpr (std::is_same_v<T, float> && kLaneOp<Op>) {
@@ -83,6 +92,17 @@ bool TransposedBlocks4(const StridedPlan<3>& p, int t, T* out, const T* a, const
     const float* src = t == 1 ? a : b;
     const float* other = t == 1 ? b : a;
     const int64_t cs = p.strides[t][1], orow = p.strides[3 - t][0], outrow = p.strides[0][0];
+    transposed_tiles::Args args;
+    args.m = m;
+    args.n = n;
+    args.src = src;
+    args.src_col = cs;
+    args.other = other;
+    args.other_row = orow;
+    args.out = out;
+    args.out_row = outrow;
+    args.src_first = t == 1;
+    if (transposed_tiles::RunAvx2(kTileOp<Op>, args)) return true;
     constexpr int64_t kBlock = 16;
     for (int64_t r0 = 0; r0 < m4; r0 += kBlock) {
       const int64_t r1 = r0 + kBlock < m4 ? r0 + kBlock : m4;

@@ -2,9 +2,11 @@
 // and CrossEntropy over [N, C] logits. Each row subtracts its maximum before
 // exp, so no exp overflows; sums accumulate in double. A row holding NaN or
 // +inf gives NaN, like the max-subtracting formula in float64. float32 rows
-// use the 4-lane float exp of vec_exp.h (contiguous rows: whole vectors;
-// rows along a strided axis: one lane); float64 uses std::exp.
+// use the float exp of vec_exp.h (contiguous rows: whole vectors of 4 lanes,
+// or 8 / 16 where the CPU has AVX2 / AVX-512F, see softmax_rows.h; rows along a strided axis:
+// one lane); float64 uses std::exp.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -13,6 +15,7 @@
 #include "base/str_cat.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/cpu/vec_exp.h"
 
 namespace eagervm::kernels {
@@ -45,20 +48,6 @@ double ExpOf(T v) {
   }
 }
 
-// The maximum of a contiguous float row of n > 0 elements, NaN skipped (a
-// NaN element still makes its row NaN through exp).
-float ContiguousMax(const float* x, int64_t n) {
-  vec::F4 m = vec::Splat(-std::numeric_limits<float>::infinity());
-  int64_t k = 0;
-  for (; k + vec::kLanes <= n; k += vec::kLanes) {
-    const vec::F4 v = vec::Load(x + k);
-    m = v > m ? v : m;
-  }
-  float r = vec::MaxLane(m);
-  for (; k < n; ++k) r = x[k] > r ? x[k] : r;
-  return r;
-}
-
 // The sum of exp(x[k] - max) over a row, as the count of terms that are 1
 // (the maximum, and any within float rounding of it) and the sum of the
 // rest: log(sum) = log1p(rest) when the maximum is alone, accurate to float
@@ -70,57 +59,214 @@ struct ExpSum {
   double Log() const { return ones == 1 ? std::log1p(rest) : std::log(ones + rest); }
 };
 
-// The terms of one group of exps: 1s counted in `ones`, the others (NaN
-// included) added to `rest`.
-inline void AddTerms(vec::F4 e, vec::F4* ones, vec::F4* rest) {
-  const auto one = e == vec::Splat(1.0f);
-  *ones += one ? vec::Splat(1.0f) : vec::Splat(0.0f);
-  *rest += one ? vec::Splat(0.0f) : e;
+}  // namespace
+
+// Contiguous float32 rows, built three times: 4-lane vectors for the baseline
+// instruction set, 8-lane ones in functions built for AVX2 and 16-lane ones
+// in functions built for AVX-512F, picked once at run time. All do the same
+// float operations in the same order on every element and fold every group
+// of 16 exps into the same 4 partial sums, so they give the same bits
+// (tests/softmax_rows_test.cc compares them).
+namespace softmax_rows {
+namespace {
+
+template <typename V>
+constexpr int kWidth = static_cast<int>(sizeof(V) / sizeof(float));
+
+// The maximum of a contiguous float row of n > 0 elements, NaN skipped (a
+// NaN element still makes its row NaN through exp). A maximum of -0 is
+// returned as +0, so the lane order of the comparisons never shows.
+template <typename V>
+inline float RowMax(const float* x, int64_t n) {
+  constexpr int kW = kWidth<V>;
+  V m = V{} - std::numeric_limits<float>::infinity();
+  int64_t k = 0;
+  for (; k + kW <= n; k += kW) {
+    V v;
+    std::memcpy(&v, x + k, sizeof v);
+    m = v > m ? v : m;
+  }
+  float r = m[0];
+  for (int i = 1; i < kW; ++i) r = m[i] > r ? m[i] : r;
+  for (; k < n; ++k) r = x[k] > r ? x[k] : r;
+  return r + 0.0f;
 }
 
-// ExpSum of exp(x[k] - m) over a contiguous float row, in double (each group
-// of 16 added in float first); the exps are stored to `out` unless it is
-// null.
-ExpSum ContiguousExpSum(const float* x, int64_t n, float m, float* out) {
-  const vec::F4 mv = vec::Splat(m);
+// The terms of one vector of exps: 1s counted in `ones`, the others (NaN
+// included) left in *e, the 1s there made 0.
+template <typename V>
+inline void SplitOnes(V* e, V* ones) {
+  const V zero = {};
+  const auto one = *e == zero + 1.0f;
+  *ones += one ? zero + 1.0f : zero;
+  *e = one ? zero : *e;
+}
+
+// One vector of terms from x: exp(x[i] - m), stored to out unless it is
+// null, its 1s counted in `ones` and the others left in *term.
+template <typename V>
+inline void Terms(const float* x, float m, float* out, V* ones, V* term) {
+  V e;
+  std::memcpy(&e, x, sizeof e);
+  e -= m;
+  vec::ExpInPlace(&e);
+  if (out != nullptr) std::memcpy(out, &e, sizeof e);
+  SplitOnes(&e, ones);
+  *term = e;
+}
+
+// ExpSum of exp(x[k] - m) over a contiguous float row, in double: each group
+// of 16 terms t[0..15] is first folded in float to the 4 sums
+// (t[i] + t[i+8]) + (t[i+4] + t[i+12]), whatever the width. The exps are
+// stored to `out` unless it is null.
+template <typename V>
+inline ExpSum RowExpSum(const float* x, int64_t n, float m, float* out) {
+  constexpr int kW = kWidth<V>;
   vec::D2 lo = {0, 0}, hi = {0, 0};
-  vec::F4 ones = vec::Splat(0.0f);
+  V ones = {};
   int64_t k = 0;
-  for (; k + 4 * vec::kLanes <= n; k += 4 * vec::kLanes) {
-    const vec::F4 e0 = vec::Exp(vec::Load(x + k) - mv);
-    const vec::F4 e1 = vec::Exp(vec::Load(x + k + 4) - mv);
-    const vec::F4 e2 = vec::Exp(vec::Load(x + k + 8) - mv);
-    const vec::F4 e3 = vec::Exp(vec::Load(x + k + 12) - mv);
-    if (out != nullptr) {
-      vec::Store(out + k, e0);
-      vec::Store(out + k + 4, e1);
-      vec::Store(out + k + 8, e2);
-      vec::Store(out + k + 12, e3);
+  for (; k + 16 <= n; k += 16) {
+    float* o = out == nullptr ? nullptr : out + k;
+    vec::F4 rest;
+    if constexpr (kW == 4) {
+      V t0, t1, t2, t3;
+      Terms(x + k, m, o, &ones, &t0);
+      Terms(x + k + 4, m, o == nullptr ? nullptr : o + 4, &ones, &t1);
+      Terms(x + k + 8, m, o == nullptr ? nullptr : o + 8, &ones, &t2);
+      Terms(x + k + 12, m, o == nullptr ? nullptr : o + 12, &ones, &t3);
+      rest = (t0 + t2) + (t1 + t3);
+    } else if constexpr (kW == 16) {
+      V t0;
+      Terms(x + k, m, o, &ones, &t0);
+      const vec::F8 s = __builtin_shufflevector(t0, t0, 0, 1, 2, 3, 4, 5, 6, 7) +
+                        __builtin_shufflevector(t0, t0, 8, 9, 10, 11, 12, 13, 14, 15);
+      rest = __builtin_shufflevector(s, s, 0, 1, 2, 3) + __builtin_shufflevector(s, s, 4, 5, 6, 7);
+    } else {
+      static_assert(kW == 8);
+      V t0, t1;
+      Terms(x + k, m, o, &ones, &t0);
+      Terms(x + k + 8, m, o == nullptr ? nullptr : o + 8, &ones, &t1);
+      const V s = t0 + t1;
+      rest = __builtin_shufflevector(s, s, 0, 1, 2, 3) + __builtin_shufflevector(s, s, 4, 5, 6, 7);
     }
-    vec::F4 rest = vec::Splat(0.0f);
-    AddTerms(e0, &ones, &rest);
-    AddTerms(e1, &ones, &rest);
-    AddTerms(e2, &ones, &rest);
-    AddTerms(e3, &ones, &rest);
     vec::AddWide(rest, &lo, &hi);
   }
+  vec::F4 ones4 = {};
   for (; k < n; k += vec::kLanes) {
     const int64_t len = n - k < vec::kLanes ? n - k : vec::kLanes;
     // Padding lanes are -inf: exp gives 0, nothing added.
-    const vec::F4 e =
-        vec::Exp(vec::LoadPartial(x + k, len, -std::numeric_limits<float>::infinity()) - mv);
+    vec::F4 e = vec::LoadPartial(x + k, len, -std::numeric_limits<float>::infinity()) - m;
+    vec::ExpInPlace(&e);
     if (out != nullptr) vec::StorePartial(out + k, e, len);
-    vec::F4 rest = vec::Splat(0.0f);
-    AddTerms(e, &ones, &rest);
-    vec::AddWide(rest, &lo, &hi);
+    SplitOnes(&e, &ones4);
+    vec::AddWide(e, &lo, &hi);
   }
   const vec::D2 s = lo + hi;
   ExpSum r;
   r.rest = s[0] + s[1];
-  // Whole counts below 2^24: exact in float.
-  r.ones = static_cast<double>(ones[0]) + ones[1] + ones[2] + ones[3];
+  // Whole counts below 2^24: exact in float and in any order.
+  for (int i = 0; i < kW; ++i) r.ones += ones[i];
+  for (int i = 0; i < vec::kLanes; ++i) r.ones += ones4[i];
   return r;
 }
+
+// Softmax / LogSoftmax of `rows` contiguous float rows of n elements.
+template <typename V, bool kLog>
+inline void RowsOf(const float* x, int64_t rows, int64_t n, float* out) {
+  for (int64_t o = 0; o < rows; ++o, x += n, out += n) {
+    const float m = RowMax<V>(x, n);
+    if constexpr (kLog) {
+      const float log_sum = static_cast<float>(RowExpSum<V>(x, n, m, nullptr).Log());
+      // (x - m) <= 0 and log_sum >= 0: no cancellation in float.
+      for (int64_t k = 0; k < n; ++k) out[k] = (x[k] - m) - log_sum;
+    } else {
+      const float inv = static_cast<float>(1.0 / RowExpSum<V>(x, n, m, out).Total());
+      for (int64_t k = 0; k < n; ++k) out[k] *= inv;
+    }
+  }
+}
+
+template <typename V>
+inline void StatsOf(const float* x, int64_t n, float* max_out, double* log_sum_out) {
+  *max_out = RowMax<V>(x, n);
+  *log_sum_out = RowExpSum<V>(x, n, *max_out, nullptr).Log();
+}
+
+void RowsBaseline(bool log, const float* x, int64_t rows, int64_t n, float* out) {
+  log ? RowsOf<vec::F4, true>(x, rows, n, out) : RowsOf<vec::F4, false>(x, rows, n, out);
+}
+void StatsBaseline(const float* x, int64_t n, float* max_out, double* log_sum_out) {
+  StatsOf<vec::F4>(x, n, max_out, log_sum_out);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define EAGERVM_SOFTMAX_AVX2 1
+// flatten: every helper above is inlined into these, so built for AVX2 too.
+__attribute__((target("avx2"), flatten)) void RowsAvx2(bool log, const float* x, int64_t rows,
+                                                       int64_t n, float* out) {
+  log ? RowsOf<vec::F8, true>(x, rows, n, out) : RowsOf<vec::F8, false>(x, rows, n, out);
+}
+__attribute__((target("avx2"), flatten)) void StatsAvx2(const float* x, int64_t n, float* max_out,
+                                                        double* log_sum_out) {
+  StatsOf<vec::F8>(x, n, max_out, log_sum_out);
+}
+// AVX-512F brings FMA with it: no multiply-add may be fused (the baseline
+// has none), or the bits would differ. Clang: vec_exp.h's pragma.
+#if defined(__clang__)
+#define EAGERVM_AVX512_NO_FMA __attribute__((target("avx512f"), flatten))
+#else
+#define EAGERVM_AVX512_NO_FMA \
+  __attribute__((target("avx512f"), optimize("fp-contract=off"), flatten))
+#endif
+EAGERVM_AVX512_NO_FMA void RowsAvx512(bool log, const float* x, int64_t rows, int64_t n,
+                                      float* out) {
+  log ? RowsOf<vec::F16, true>(x, rows, n, out) : RowsOf<vec::F16, false>(x, rows, n, out);
+}
+EAGERVM_AVX512_NO_FMA void StatsAvx512(const float* x, int64_t n, float* max_out,
+                                       double* log_sum_out) {
+  StatsOf<vec::F16>(x, n, max_out, log_sum_out);
+}
+#endif
+
+}  // namespace
+
+bool Supported(Isa isa) {
+  if (isa == Isa::kBaseline) return true;
+#ifdef EAGERVM_SOFTMAX_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return isa == Isa::kAvx2 ? avx2 : avx512;
+#else
+  return false;
+#endif
+}
+
+Isa Chosen() {
+  if (Supported(Isa::kAvx512)) return Isa::kAvx512;
+  return Supported(Isa::kAvx2) ? Isa::kAvx2 : Isa::kBaseline;
+}
+
+void Rows(Isa isa, bool log, const float* x, int64_t rows, int64_t n, float* out) {
+#ifdef EAGERVM_SOFTMAX_AVX2
+  if (isa == Isa::kAvx512 && Supported(Isa::kAvx512)) return RowsAvx512(log, x, rows, n, out);
+  if (isa == Isa::kAvx2 && Supported(Isa::kAvx2)) return RowsAvx2(log, x, rows, n, out);
+#endif
+  RowsBaseline(log, x, rows, n, out);
+}
+
+void Stats(Isa isa, const float* x, int64_t n, float* max_out, double* log_sum_out) {
+#ifdef EAGERVM_SOFTMAX_AVX2
+  if (isa == Isa::kAvx512 && Supported(Isa::kAvx512)) {
+    return StatsAvx512(x, n, max_out, log_sum_out);
+  }
+  if (isa == Isa::kAvx2 && Supported(Isa::kAvx2)) return StatsAvx2(x, n, max_out, log_sum_out);
+#endif
+  StatsBaseline(x, n, max_out, log_sum_out);
+}
+
+}  // namespace softmax_rows
+
+namespace {
 
 // One row of n elements at stride `st`: its maximum (NaN if any is NaN, or
 // with NaN skipped for contiguous float rows) and the log of the sum of
@@ -129,8 +275,7 @@ template <typename T>
 void RowStats(const T* x, int64_t n, int64_t st, T* max_out, double* log_sum_out) {
   if constexpr (std::is_same_v<T, float>) {
     if (st == 1) {
-      *max_out = ContiguousMax(x, n);
-      *log_sum_out = ContiguousExpSum(x, n, *max_out, nullptr).Log();
+      softmax_rows::Stats(softmax_rows::Chosen(), x, n, max_out, log_sum_out);
       return;
     }
   }
@@ -149,20 +294,6 @@ void RowStats(const T* x, int64_t n, int64_t st, T* max_out, double* log_sum_out
   *log_sum_out = sum.Log();
 }
 
-// Softmax / LogSoftmax of one contiguous float row.
-template <bool kLog>
-void ContiguousRow(const float* x, int64_t n, float* out) {
-  const float m = ContiguousMax(x, n);
-  if constexpr (kLog) {
-    const float log_sum = static_cast<float>(ContiguousExpSum(x, n, m, nullptr).Log());
-    // (x - m) <= 0 and log_sum >= 0: no cancellation in float.
-    for (int64_t k = 0; k < n; ++k) out[k] = (x[k] - m) - log_sum;
-  } else {
-    const float inv = static_cast<float>(1.0 / ContiguousExpSum(x, n, m, out).Total());
-    for (int64_t k = 0; k < n; ++k) out[k] *= inv;
-  }
-}
-
 template <bool kLog>
 struct SoftmaxK {
   template <typename T>
@@ -174,8 +305,7 @@ struct SoftmaxK {
       T* out = ctx.output<T>(0);
       if constexpr (std::is_same_v<T, float>) {
         if (e.inner == 1) {
-          for (int64_t o = 0; o < e.outer; ++o)
-            ContiguousRow<kLog>(x + o * e.n, e.n, out + o * e.n);
+          softmax_rows::Rows(softmax_rows::Chosen(), kLog, x, e.outer, e.n, out);
           return absl::OkStatus();
         }
       }

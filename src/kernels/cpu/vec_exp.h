@@ -1,6 +1,10 @@
-// A float32 exp over 4 lanes at a time, for the softmax kernels. Written with
-// GCC/Clang vector extensions, so it compiles to SSE on x86-64 (and NEON on
-// arm64) and to plain scalar code elsewhere; no branches, no calls.
+// A float32 exp over 4, 8 or 16 lanes at a time, for the softmax kernels.
+// Written with GCC/Clang vector extensions, so 4 lanes compile to SSE on
+// x86-64 (and NEON on arm64) and to plain scalar code elsewhere, 8 lanes to
+// AVX inside functions built for AVX2, 16 to AVX-512 inside ones built for
+// AVX-512F; no branches, no calls, no fused multiply-add (the baseline and
+// AVX2 targets have no FMA; on AVX-512F, which has, fusing is turned off), so
+// every width and machine gives the same bits for the same input.
 //
 // Method: exp(x) = 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2 in
 // [-ln2/2, ln2/2] (ln 2 split in two parts so n ln 2 is exact), exp(r) by a
@@ -15,13 +19,23 @@
 #include <cstdint>
 #include <cstring>
 
+// No multiply-add is fused, whatever the target: GCC is told so on the
+// AVX-512 functions that include this code (optimize("fp-contract=off") in
+// softmax_kernels.cc), Clang here.
+#if defined(__clang__)
+#pragma float_control(push)
+#pragma clang fp contract(off)
+#endif
+
 namespace eagervm::kernels::vec {
 
 constexpr int kLanes = 4;
 typedef float F4 __attribute__((vector_size(16)));
-typedef int32_t I4 __attribute__((vector_size(16)));
-typedef uint32_t U4 __attribute__((vector_size(16)));
 typedef double D2 __attribute__((vector_size(16)));
+// 8 lanes: used only inside functions built for AVX2, 16 only inside ones
+// built for AVX-512 (softmax_kernels.cc).
+typedef float F8 __attribute__((vector_size(32)));
+typedef float F16 __attribute__((vector_size(64)));
 
 inline F4 Splat(float v) { return F4{v, v, v, v}; }
 
@@ -44,38 +58,71 @@ inline void StorePartial(float* p, F4 v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i] = buf[i];
 }
 
-inline F4 Exp(F4 x) {
+// The integer vectors of a float vector type's width.
+template <typename V>
+struct LaneInts;
+template <>
+struct LaneInts<F4> {
+  typedef int32_t I __attribute__((vector_size(16)));
+  typedef uint32_t U __attribute__((vector_size(16)));
+};
+template <>
+struct LaneInts<F8> {
+  typedef int32_t I __attribute__((vector_size(32)));
+  typedef uint32_t U __attribute__((vector_size(32)));
+};
+template <>
+struct LaneInts<F16> {
+  typedef int32_t I __attribute__((vector_size(64)));
+  typedef uint32_t U __attribute__((vector_size(64)));
+};
+
+// exp of every lane of *xp, in place. The same operations in the same order
+// on every lane whatever the width, so F4 and F8 give the same bits per lane.
+// Takes a pointer: an 8-lane vector is only ever a local of AVX2 code (by
+// value it would cross the baseline ABI), and this inlines into its caller.
+template <typename V>
+inline void ExpInPlace(V* xp) {
+  using I = typename LaneInts<V>::I;
+  using U = typename LaneInts<V>::U;
+  const V zero = {};
+  V x = *xp;
   // Below -104 every result rounds to 0, above 89 to +inf; NaN passes both
   // comparisons unchanged and stays NaN through the arithmetic.
-  x = x < Splat(-104.0f) ? Splat(-104.0f) : x;
-  x = x > Splat(89.0f) ? Splat(89.0f) : x;
+  x = x < zero - 104.0f ? zero - 104.0f : x;
+  x = x > zero + 89.0f ? zero + 89.0f : x;
   // Round x / ln 2 to the nearest integer by adding 1.5 * 2^23: the sum's low
   // mantissa bits hold n.
-  const F4 magic = Splat(12582912.0f);
-  const F4 t = x * Splat(1.44269504088896341f) + magic;
-  const F4 n = t - magic;
-  F4 r = x - n * Splat(0.693359375f);
-  r = r - n * Splat(-2.12194440e-4f);
-  F4 p = Splat(1.9875691500e-4f);
-  p = p * r + Splat(1.3981999507e-3f);
-  p = p * r + Splat(8.3334519073e-3f);
-  p = p * r + Splat(4.1665795894e-2f);
-  p = p * r + Splat(1.6666665459e-1f);
-  p = p * r + Splat(5.0000001201e-1f);
-  p = p * (r * r) + r + Splat(1.0f);
+  const V magic = zero + 12582912.0f;
+  const V t = x * 1.44269504088896341f + magic;
+  const V n = t - magic;
+  V r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  V p = zero + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + r + 1.0f;
   // n in [-150, 128] for non-NaN x: two factors 2^(n/2) within the normal
   // exponent range. Unsigned arithmetic: the NaN lanes' bits wrap harmlessly.
-  U4 tb;
+  U tb;
   std::memcpy(&tb, &t, sizeof tb);
-  const I4 ni = (I4)(tb - 0x4b400000u);
-  const I4 n1 = ni >> 1;
-  const I4 n2 = ni - n1;
-  const U4 b1 = ((U4)n1 + 127u) << 23;
-  const U4 b2 = ((U4)n2 + 127u) << 23;
-  F4 s1, s2;
+  const I ni = (I)(tb - 0x4b400000u);
+  const I n1 = ni >> 1;
+  const I n2 = ni - n1;
+  const U b1 = ((U)n1 + 127u) << 23;
+  const U b2 = ((U)n2 + 127u) << 23;
+  V s1, s2;
   std::memcpy(&s1, &b1, sizeof s1);
   std::memcpy(&s2, &b2, sizeof s2);
-  return p * s1 * s2;
+  *xp = p * s1 * s2;
+}
+
+inline F4 Exp(F4 x) {
+  ExpInPlace(&x);
+  return x;
 }
 
 // The lanes of v as two double pairs added to lo and hi.
@@ -93,5 +140,9 @@ inline float MaxLane(F4 v) {
 inline float Exp(float x) { return Exp(Splat(x))[0]; }
 
 }  // namespace eagervm::kernels::vec
+
+#if defined(__clang__)
+#pragma float_control(pop)
+#endif
 
 #endif  // EAGERVM_KERNELS_CPU_VEC_EXP_H_

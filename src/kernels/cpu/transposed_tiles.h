@@ -1,0 +1,44 @@
+// The float32 Add/Sub/Mul/Div of a transposed view with a compact operand
+// (binary_kernels.cc's TransposedTiles): out[r, c] = f(src[c * src_col + r],
+// other[r * other_row + c]) (or f(other, src)), read down the view's columns
+// 8 x 8 at a time and transposed in AVX2 registers. Panels of kPanelCols
+// columns are walked 16 rows at a time, so each 64-byte line of `src` is read
+// whole once and the panel's storage rows stay within the TLB, while `out`
+// and `other` are streamed along their rows. The same float operation per
+// element as the contiguous op, so the same bits. Any thread may call;
+// nothing blocks.
+#ifndef EAGERVM_KERNELS_CPU_TRANSPOSED_TILES_H_
+#define EAGERVM_KERNELS_CPU_TRANSPOSED_TILES_H_
+
+#include <cstdint>
+
+namespace eagervm::kernels::transposed_tiles {
+
+enum class LaneOp { kAdd, kSub, kMul, kDiv };
+
+// m x n elements; `src` holds the view's element (r, c) at c * src_col + r;
+// out's rows are out_row apart, other's other_row apart (both step 1 along a
+// row). src_first: out = f(src, other), else f(other, src). out must not
+// overlap src.
+struct Args {
+  int64_t m = 0, n = 0;
+  const float* src = nullptr;
+  int64_t src_col = 0;
+  const float* other = nullptr;
+  int64_t other_row = 0;
+  float* out = nullptr;
+  int64_t out_row = 0;
+  bool src_first = true;
+};
+
+// Whether this process can run the AVX2 kernel (an x86-64 build on a CPU
+// with AVX2).
+bool Avx2Supported();
+
+// Runs the AVX2 kernel and returns true, or returns false (nothing written)
+// where it is not supported.
+bool RunAvx2(LaneOp op, const Args& a);
+
+}  // namespace eagervm::kernels::transposed_tiles
+
+#endif  // EAGERVM_KERNELS_CPU_TRANSPOSED_TILES_H_
