@@ -387,11 +387,19 @@ int Count(const Flags& f, const Digits& d) {
                           : MakeEagervmTrainer(c, d, /*graph=*/f.count == "graph");
   absl::Status s = t.status();
   if (s.ok()) s = (*t)->Steps(10, nullptr);
-  if (s.ok()) s = (*t)->Steps(f.steps > 0 ? f.steps : 100, nullptr);
+  const int steps = f.steps > 0 ? f.steps : 100;
+  const uint64_t before = VirtualMachine::Get().GetStats().received;
+  if (s.ok()) s = (*t)->Steps(steps, nullptr);
+  const uint64_t mid = VirtualMachine::Get().GetStats().received;
+  if (s.ok()) s = (*t)->Steps(1, nullptr);  // the per-Steps() cost (its Sync) alone
+  const uint64_t after = VirtualMachine::Get().GetStats().received;
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 2;
   }
+  // (mid - before) = steps * per_step + sync, (after - mid) = per_step + sync.
+  std::fprintf(stderr, "%s: %.2f VM instructions per step\n", f.count.c_str(),
+               static_cast<double>((mid - before) - (after - mid)) / std::max(steps - 1, 1));
   return 0;
 }
 

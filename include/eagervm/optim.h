@@ -3,6 +3,12 @@
 // Graph. State (momentum, Adam's moments and step count) lives in tensors
 // made by the constructor, so a captured Step replays exactly as eager.
 //
+// Fused (the default): each parameter's update is one instruction (one
+// kernel computing the same float operations in the same order as the
+// unfused in-place ops, so results are bitwise equal) where its device has
+// that kernel (CPU: float32, float64); elsewhere, and with set_fused(false),
+// Step queues the unfused in-place ops.
+//
 // Threads: one optimizer is used by one (user) thread at a time. The
 // constructors and Step queue ops and never block (except for
 // back-pressure); a parameter whose grad() is undefined is skipped.
@@ -29,11 +35,18 @@ class EAGERVM_EXPORT Sgd {
   [[nodiscard]] absl::Status Step();
   void set_lr(double lr) { lr_ = lr; }
   double lr() const { return lr_; }
+  // One fused instruction per parameter (default true) or the unfused ops.
+  void set_fused(bool fused) { fused_ = fused; }
+  bool fused() const { return fused_; }
 
  private:
   std::vector<Tensor> params_;
   std::vector<Tensor> momentum_buffers_;  // zeros; empty when momentum == 0
+  // {momentum} in each parameter's dtype, for the fused update (undefined
+  // where there is none); empty when momentum == 0.
+  std::vector<Tensor> momentum_hyper_;
   double lr_, momentum_, weight_decay_;
+  bool fused_ = true;
 };
 
 // Adam (Kingma and Ba), bias-corrected, as PyTorch's default Adam.
@@ -41,7 +54,9 @@ class EAGERVM_EXPORT Adam {
  public:
   Adam(std::vector<Tensor> params, double lr, double beta1 = 0.9, double beta2 = 0.999,
        double eps = 1e-8);
-  [[nodiscard]] absl::Status Step();  // as Sgd::Step
+  [[nodiscard]] absl::Status Step();              // as Sgd::Step
+  void set_fused(bool fused) { fused_ = fused; }  // as Sgd's
+  bool fused() const { return fused_; }
 
  private:
   std::vector<Tensor> params_;
@@ -50,7 +65,11 @@ class EAGERVM_EXPORT Adam {
   // (updated in place each step); group_[i]: parameter i's pair.
   std::vector<Tensor> beta1_pow_, beta2_pow_;
   std::vector<size_t> group_;
+  // {beta1, 1 - beta1, beta2, 1 - beta2} per pair, for the fused update
+  // (undefined where there is none).
+  std::vector<Tensor> betas_;
   double lr_, beta1_, beta2_, eps_;
+  bool fused_ = true;
 };
 
 }  // namespace eagervm::optim

@@ -13,6 +13,15 @@
 #include "vm/intake.h"
 
 namespace eagervm::internal {
+
+absl::Status MaterializeZeroedGrad(AutogradMeta& m) {
+  if (!m.grad_zeroed) return absl::OkStatus();
+  m.grad_zeroed = false;
+  autograd::NoGradGuard no_grad;
+  vm::ScopedRecorder eager(nullptr);  // the deferral predates any capture now running
+  return ops::FillInplace(m.grad, 0.0);
+}
+
 namespace {
 
 // A gradient being summed: `owned` when it is the result of an Add here, so
@@ -199,12 +208,26 @@ class Walk {
       }
       if (!accumulate_leaves_) continue;
       std::lock_guard<std::mutex> lock(leaf->mu);
-      if (leaf->grad.defined()) {
+      const bool capturing = vm::CurrentRecorder() != nullptr;
+      if (leaf->grad.defined() && leaf->grad_zeroed && !capturing) {
+        // After a deferred ZeroGrad no one else holds grad(): the gradient
+        // replaces it (no fill, no add), kept as is when no one else holds
+        // it either, else copied into grad()'s buffer.
+        leaf->grad_zeroed = false;
+        if (SoleHandle(p.sum)) {
+          leaf->grad = p.sum;
+        } else if (absl::Status s = ops::CopyInto(leaf->grad, p.sum); !s.ok()) {
+          return s;
+        }
+      } else if (leaf->grad.defined()) {
+        // Inside a capture the plan must add into grad()'s buffer: a
+        // deferred zero fill is queued now, eagerly, before it.
+        if (absl::Status s = MaterializeZeroedGrad(*leaf); !s.ok()) return s;
         if (absl::Status s = ops::AddInplace(leaf->grad, p.sum); !s.ok()) return s;
       } else {
         // A gradient someone else may hold (a formula passed it through)
         // is copied, so accumulating into grad() later changes nothing else.
-        leaf->grad = p.owned ? p.sum : p.sum.To(p.sum.device());
+        leaf->grad = p.owned || SoleHandle(p.sum) ? p.sum : p.sum.To(p.sum.device());
         if (!leaf->grad.ok()) return leaf->grad.status();
       }
     }
@@ -301,7 +324,15 @@ absl::Status ZeroGrad(absl::Span<const Tensor> params) {
     internal::AutogradMeta* m = internal::AutogradOf(p);
     if (m == nullptr) continue;
     std::lock_guard<std::mutex> lock(m->mu);
-    if (!m->grad.defined()) continue;
+    if (!m->grad.defined() || m->grad_zeroed) continue;
+    // A grad no one else holds (no handle from grad(), no view of it) is
+    // zeroed lazily: the next Backward stores its gradient instead of
+    // adding it to zeros, and grad() fills it first. Inside a capture the
+    // fill is recorded, as every op there.
+    if (vm::CurrentRecorder() == nullptr && internal::SoleHandle(m->grad)) {
+      m->grad_zeroed = true;
+      continue;
+    }
     if (absl::Status s = ops::FillInplace(m->grad, 0.0); !s.ok()) return s;
   }
   return absl::OkStatus();

@@ -129,6 +129,7 @@ Tensor Tensor::grad() const {
                   "autograd::Grad(loss, {t}) for the gradient of an intermediate tensor")));
   }
   std::lock_guard<std::mutex> lock(m->mu);
+  if (absl::Status s = internal::MaterializeZeroedGrad(*m); !s.ok()) return Error(s);
   return m->grad;
 }
 

@@ -29,9 +29,28 @@ struct AutogradMeta {
   std::shared_ptr<GradNode> grad_fn;  // the node whose output this is; null: a leaf
   int output_nr = 0;
   TensorMeta meta;  // the leaf's, for checking its gradient
-  std::mutex mu;    // guards grad
+  std::mutex mu;    // guards grad and grad_zeroed
   Tensor grad;
+  // ZeroGrad deferred (only while `grad` is reachable through this field
+  // alone, SoleHandle): grad reads as zeros although its buffer was not
+  // filled. Backward then stores its gradient instead of adding it; grad()
+  // first queues the fill (MaterializeZeroedGrad).
+  bool grad_zeroed = false;
 };
+
+// Whether `t` is reachable through this one handle alone: no other Tensor
+// shares its TensorImpl, and no view or value-only alias shares its storage
+// (queued instructions hold the blob, not these), and it is compact from the
+// start of its storage. Then replacing or refilling it is visible to no one.
+inline bool SoleHandle(const Tensor& t) {
+  const std::shared_ptr<TensorImpl>& impl = ImplOf(t);
+  return impl.use_count() == 1 && impl->storage.use_count() == 1 && impl->strides.empty() &&
+         impl->offset == 0;
+}
+
+// Ends a deferred ZeroGrad of `m` (m.mu held): queues the zero fill of its
+// grad, outside any graph capture (the deferral was made eagerly, before it).
+absl::Status MaterializeZeroedGrad(AutogradMeta& m);
 
 inline AutogradMeta* AutogradOf(const Tensor& t) {
   return t.defined() ? ImplOf(t)->autograd.get() : nullptr;

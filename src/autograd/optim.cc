@@ -6,6 +6,7 @@
 #include "eagervm/autograd.h"
 #include "eagervm/ops.h"
 #include "eagervm/status_macros.h"
+#include "ops/optim_ops.h"
 
 namespace eagervm::optim {
 namespace {
@@ -51,7 +52,13 @@ std::vector<Tensor> ZerosLike(const std::vector<Tensor>& params) {
 
 Sgd::Sgd(std::vector<Tensor> params, double lr, double momentum, double weight_decay)
     : params_(std::move(params)), lr_(lr), momentum_(momentum), weight_decay_(weight_decay) {
-  if (momentum_ != 0) momentum_buffers_ = ZerosLike(params_);
+  if (momentum_ == 0) return;
+  momentum_buffers_ = ZerosLike(params_);
+  for (const Tensor& p : params_) {
+    const bool fusable = p.ok() && internal::HasFusedSgdKernel(p.device(), p.dtype(), true);
+    momentum_hyper_.push_back(
+        fusable ? internal::FusedHyperparameters(p.device(), p.dtype(), {momentum_}) : Tensor());
+  }
 }
 
 absl::Status Sgd::Step() {
@@ -60,6 +67,14 @@ absl::Status Sgd::Step() {
   for (size_t i = 0; i < params_.size(); ++i) {
     if (!grads[i].defined()) continue;
     const Tensor& p = params_[i];
+    const bool momentum = momentum_ != 0;
+    if (fused_ && (momentum ? momentum_hyper_[i].defined()
+                            : internal::HasFusedSgdKernel(p.device(), p.dtype(), false))) {
+      EAGERVM_RETURN_IF_ERROR(
+          internal::SgdStep(p, grads[i], momentum ? &momentum_buffers_[i] : nullptr,
+                            momentum ? &momentum_hyper_[i] : nullptr, lr_, weight_decay_));
+      continue;
+    }
     Tensor d = grads[i];
     if (weight_decay_ != 0) d = d + ops::MulScalar(p, weight_decay_);
     if (momentum_ != 0) {
@@ -84,6 +99,11 @@ Adam::Adam(std::vector<Tensor> params, double lr, double beta1, double beta2, do
     if (k == beta1_pow_.size()) {
       beta1_pow_.push_back(Full(Shape{}, 1.0, p.dtype(), p.device()));
       beta2_pow_.push_back(Full(Shape{}, 1.0, p.dtype(), p.device()));
+      const bool fusable = p.ok() && internal::HasFusedAdamKernel(p.device(), p.dtype());
+      betas_.push_back(fusable
+                           ? internal::FusedHyperparameters(
+                                 p.device(), p.dtype(), {beta1_, 1 - beta1_, beta2_, 1 - beta2_})
+                           : Tensor());
     }
     group_.push_back(k);
   }
@@ -104,6 +124,12 @@ absl::Status Adam::Step() {
   for (size_t i = 0; i < params_.size(); ++i) {
     const Tensor& g = grads[i];
     if (!g.defined()) continue;
+    const Tensor& p = params_[i];
+    if (fused_ && betas_[group_[i]].defined()) {
+      EAGERVM_RETURN_IF_ERROR(internal::AdamStep(p, g, m_[i], v_[i], c1[group_[i]], c2[group_[i]],
+                                                 betas_[group_[i]], eps_));
+      continue;
+    }
     EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(m_[i], beta1_));
     EAGERVM_RETURN_IF_ERROR(ops::Axpy(m_[i], 1 - beta1_, g));
     EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(v_[i], beta2_));

@@ -99,6 +99,10 @@ inline constexpr BuiltinOp kSubInplace{"SubInplace", 0b1};  // inplace_arith_ops
 inline constexpr BuiltinOp kAxpy{"Axpy", 0b1};
 inline constexpr BuiltinOp kDivScalarInplace{"DivScalarInplace", 0b1};
 inline constexpr BuiltinOp kIndexAdd{"IndexAdd"};  // index_ops.cc
+// One optimizer update of one parameter (optim_ops.h): param, grad[, state...].
+inline constexpr BuiltinOp kSgdStep{"SgdStep", 0b1};
+inline constexpr BuiltinOp kSgdMomentumStep{"SgdMomentumStep", 0b101};
+inline constexpr BuiltinOp kAdamStep{"AdamStep", 0b1101};
 
 // Every built-in op, in definition order (RegisterBuiltinOps).
 inline constexpr const BuiltinOp* kAllBuiltins[] = {
@@ -162,6 +166,9 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
     &kAxpy,
     &kDivScalarInplace,
     &kIndexAdd,
+    &kSgdStep,
+    &kSgdMomentumStep,
+    &kAdamStep,
 };
 
 // Whether `op` is one of kAllBuiltins (EAGERVM_BUILTIN_OP checks it at

@@ -84,6 +84,7 @@ void RegisterInplaceCpuKernels(internal::OpRegistry& r);
 void RegisterConcatCpuKernels(internal::OpRegistry& r);
 void RegisterMinCpuKernels(internal::OpRegistry& r);
 void RegisterStridedCpuKernels(internal::OpRegistry& r);
+void RegisterOptimCpuKernels(internal::OpRegistry& r);
 // Last: float16/bfloat16 kernels over the float32 ones registered before.
 void RegisterHalfCpuKernels(internal::OpRegistry& r);
 

@@ -21,6 +21,7 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterConcatCpuKernels(r);
   RegisterMinCpuKernels(r);
   RegisterStridedCpuKernels(r);
+  RegisterOptimCpuKernels(r);
   RegisterHalfCpuKernels(r);  // after the float32 kernels it wraps
 }
 
