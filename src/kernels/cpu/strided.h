@@ -25,6 +25,11 @@ struct StridedPlan {
 template <int K>
 StridedPlan<K> MakeStridedPlan(const Shape& shape, const int64_t* const (&strides)[K]) {
   StridedPlan<K> p;
+  if (shape.numel() == 0) {  // nothing to walk; its extents' products may overflow
+    p.dims[0] = 0;
+    for (int k = 0; k < K; ++k) p.strides[k][0] = 1;
+    return p;
+  }
   p.rank = 0;
   const int rank = static_cast<int>(shape.dims().size());
   for (int d = 0; d < rank; ++d) {
