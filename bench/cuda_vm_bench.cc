@@ -3,7 +3,8 @@
 //   1. tiny op rate: MulScalarInplace on 1 float through the VM, vs a raw
 //      loop launching the same kernel on one stream (goal >= 0.8x);
 //   2. Item() latency of a 1-float CUDA tensor, vs a raw cudaMemcpyAsync into
-//      pinned memory + cudaStreamSynchronize (goal <= 1.2x);
+//      pinned memory + cudaStreamSynchronize (goal <= 1.2x); and of an op
+//      followed by Item() of its result, vs launch + copy + synchronise;
 //   3. 1 GiB float32 add through the VM, vs a raw device-to-device copy of
 //      1 GiB (bandwidths counting bytes read + written);
 //   4. 1000 dependent tiny kernels: eager, a graph through the flat executor
@@ -94,6 +95,25 @@ Row TinyOpRate(int n) {
     vm.push_back(vm_run());
     raw.push_back(raw_run());
   }
+  // Where the time goes, for the record: the submitting thread's share (the
+  // calls' return) vs the drain, and what the VM counted meanwhile.
+  const eagervm::VmStats a = eagervm::VirtualMachine::Get().GetStats();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < n; ++i) (void)eagervm::ops::MulScalarInplace(x, 1.0f);
+  const auto t1 = Clock::now();
+  (void)eagervm::Sync();
+  const auto t2 = Clock::now();
+  const eagervm::VmStats b = eagervm::VirtualMachine::Get().GetStats();
+  std::printf(
+      "tiny ops, %d: submit %.2f us/op, drain %.2f us/op; per op: scheduler wakeups %.3f, "
+      "batched %.3f, inlined %.3f, donated %.3f; backpressure waits %llu, run-ahead waits %llu, "
+      "peak in flight %lld\n",
+      n, Seconds(t1 - t0) * 1e6 / n, Seconds(t2 - t1) * 1e6 / n,
+      double(b.scheduler_wakeups - a.scheduler_wakeups) / n, double(b.batched - a.batched) / n,
+      double(b.inlined - a.inlined) / n, double(b.donated - a.donated) / n,
+      static_cast<unsigned long long>(b.backpressure_waits - a.backpressure_waits),
+      static_cast<unsigned long long>(b.run_ahead_waits - a.run_ahead_waits),
+      static_cast<long long>(b.peak_in_flight));
   return {"tiny op rate (MulScalarInplace, 1 float)",
           Median(vm),
           Median(raw),
@@ -130,6 +150,36 @@ Row ItemLatency(int n) {
   vm.erase(vm.begin(), vm.begin() + n / 10);  // warm-up
   raw.erase(raw.begin(), raw.begin() + n / 10);
   return {"Item() latency (median)", Median(vm), Median(raw), "us", false, "<= 1.2x"};
+}
+
+// 2b. An op, then Item() of its result (us): a training loop reading its
+// loss. Raw: the launch, cudaMemcpyAsync into pinned memory, and
+// cudaStreamSynchronize.
+Row OpThenItemLatency(int n) {
+  Tensor x = eagervm::Full({1}, 2.0f, DType::kFloat32, Device::Cuda(0));
+  (void)x.Wait();
+  std::vector<double> vm, raw;
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    (void)eagervm::ops::MulScalarInplace(x, 1.0f);
+    (void)x.Item<float>();
+    vm.push_back(Seconds(Clock::now() - t0) * 1e6);
+  }
+  const RawScale r;
+  float* h = nullptr;
+  Check(cudaHostAlloc(reinterpret_cast<void**>(&h), sizeof(float), cudaHostAllocDefault),
+        "cudaHostAlloc");
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    r.Launch();
+    cudaMemcpyAsync(h, r.d, sizeof(float), cudaMemcpyDeviceToHost, r.s);
+    cudaStreamSynchronize(r.s);
+    raw.push_back(Seconds(Clock::now() - t0) * 1e6);
+  }
+  cudaFreeHost(h);
+  vm.erase(vm.begin(), vm.begin() + n / 10);  // warm-up
+  raw.erase(raw.begin(), raw.begin() + n / 10);
+  return {"op + Item() latency (median)", Median(vm), Median(raw), "us", false, "report"};
 }
 
 // 3. 1 GiB add bandwidth vs device copy bandwidth (GB/s, read + written).
@@ -254,6 +304,7 @@ int main() {
   }
   const bool quick = std::getenv("EAGERVM_BENCH_QUICK") != nullptr;
   std::vector<Row> rows = {TinyOpRate(quick ? 2000 : 20000), ItemLatency(quick ? 200 : 2000),
+                           OpThenItemLatency(quick ? 200 : 2000),
                            BigAdd(quick ? 2 : 5)};
   for (const Row& r : ThousandKernels(quick ? 5 : 20)) rows.push_back(r);
   std::printf(

@@ -21,6 +21,7 @@
 #ifdef EAGERVM_WITH_CUDA
 #include <cuda_runtime_api.h>
 
+#include "device/cuda/cuda_handles.h"
 #include "kernels/cuda/launchers.h"
 #endif
 
@@ -357,6 +358,51 @@ TEST_F(CudaStreams, SyncMeansTheDeviceIsDone) {
   EXPECT_EQ(cudaStreamQuery(static_cast<cudaStream_t>(Stream::Default(kGpu).native_handle())),
             cudaSuccess);
 #endif
+}
+
+// A host read of a CUDA tensor whose writes have all completed is answered
+// on the reading thread by a copy on a stream of its own
+// (StreamPolicy::ReadFinalToHost): it must not wait behind other work on the
+// device, and must never return bytes a write still in flight will change.
+TEST_F(CudaStreams, ReadsOfFinishedTensorsDoNotWaitForOtherWorkNorSkipAWriteInFlight) {
+  Tensor done = Full({1 << 16}, 4.0f, DType::kFloat32, kGpu);  // 256 KiB: read unstaged
+  Tensor small = Full({3}, 2.0f, DType::kFloat32, kGpu);
+  ASSERT_TRUE(done.Wait().ok());
+  ASSERT_TRUE(small.Wait().ok());
+  Tensor busy = Zeros({256}, DType::kFloat32, kGpu);
+  ASSERT_TRUE(ops::Call("TestSlowFillInplace", {busy}, {{"value", 9.0}}).ok());  // stream 0
+  const auto t0 = std::chrono::steady_clock::now();
+  absl::StatusOr<float> v = small.Slice(0, 1, 2).Reshape({}).Item<float>();
+  absl::StatusOr<std::vector<float>> all = done.ToVector<float>();
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(*v, 2.0f);
+  for (size_t i = 0; i < all->size(); i += 1009) ASSERT_EQ((*all)[i], 4.0f) << "at " << i;
+  EXPECT_LT(waited, std::chrono::milliseconds(100))
+      << "reads of finished tensors waited for the slow kernel on their stream";
+  // The slow write is in flight: its reader sees the written value.
+  absl::StatusOr<std::vector<float>> b = busy.ToVector<float>();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)[0], 9.0f);
+  EXPECT_EQ((*b)[255], 9.0f);
+  // Writes and reads alternating: every read sees the write before it.
+  for (int i = 1; i <= 200; ++i) {
+    ASSERT_TRUE(ops::FillInplace(small, static_cast<float>(i)).ok());
+    if (i % 7 == 0) ASSERT_TRUE(ops::Call("TestSlowFillInplace", {busy}, {{"value", 1.0}}).ok());
+    absl::StatusOr<float> s = small.Slice(0, 2, 3).Reshape({}).Item<float>();
+    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_EQ(*s, static_cast<float>(i)) << "after write " << i;
+  }
+#ifdef EAGERVM_WITH_CUDA
+  // Repeated reads of a finished tensor use no event.
+  const int64_t before = device::cuda::CudaEventsCreated();
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(*small.Slice(0, 0, 1).Reshape({}).Item<float>(), 200.0f);
+  }
+  EXPECT_EQ(device::cuda::CudaEventsCreated(), before);
+#endif
+  EXPECT_TRUE(Sync().ok());
 }
 
 TEST_F(CudaStreams, IdleVmWithCudaStreamsStopsPolling) {

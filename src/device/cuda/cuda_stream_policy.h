@@ -47,6 +47,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "device/cuda/cuda_handles.h"
 #include "device/cuda/device_memory.h"
 #include "device/cuda/event_pool.h"
@@ -106,6 +107,11 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   absl::StatusOr<std::unique_ptr<vm::DeviceGraph>> CaptureGraph(
       absl::FunctionRef<absl::Status()> body) override;
   absl::Status CopyOnDevice(void* dst, const void* src, size_t bytes) override;
+  // A read of a final storage on the reading thread (cuda_final_read.cc): a
+  // D2H copy on a stream of the policy's own, through a small pinned block
+  // (up to kFinalReadStagingBytes; larger reads copy straight into `dst`),
+  // then cudaStreamSynchronize. Waits for nothing else queued on the device.
+  absl::Status ReadFinalToHost(void* dst, const void* src, size_t bytes) override;
 
   // --- for kernels and copies, on the scheduler thread ---
   cudaStream_t cuda_stream() const { return stream_.get(); }
@@ -192,6 +198,12 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   mutable std::deque<Recorded> recorded_;
   mutable std::deque<Deferred> deferred_;
   mutable bool degraded_ = false;  // events failed: Run() synchronises instead
+
+  // ReadFinalToHost's own stream and pinned block, made on first use.
+  static constexpr size_t kFinalReadStagingBytes = 64 << 10;
+  base::Mutex final_read_mu_;
+  CudaStream final_read_stream_ ABSL_GUARDED_BY(final_read_mu_);
+  void* final_read_staging_ ABSL_GUARDED_BY(final_read_mu_) = nullptr;
 };
 
 // The policy of a VM stream, or nullptr if it is not a CUDA stream.

@@ -84,7 +84,9 @@ __global__ void RandomUniformKernel(T* out, int64_t n, uint64_t key, double lo, 
   EAGERVM_GRID_STRIDE(i, n) {
     const uint64_t r = Finalize(key + (static_cast<uint64_t>(i) + 1) * kGolden);
     const double u = static_cast<double>(r >> 11) * 0x1.0p-53;
-    const T v = static_cast<T>(lo + (hi - lo) * u);
+    // Rounded twice, as the CPU kernel does: nvcc would fuse lo + (hi - lo) * u
+    // into one fma (rounded once), one ulp away from the CPU's value.
+    const T v = static_cast<T>(__dadd_rn(lo, __dmul_rn(hi - lo, u)));
     out[i] = v < static_cast<T>(hi) ? v : top;
   }
 }

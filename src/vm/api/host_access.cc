@@ -80,7 +80,7 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
     return vm.ReadAfterShutdown(*impl.blob(), t.device(), static_cast<size_t>(impl.offset), dst,
                                 copied, what);
   }
-  if (t.device().is_cpu() && vm::CurrentRecorder() == nullptr) {
+  if (vm::CurrentRecorder() == nullptr) {
     const internal::TensorImpl& impl = *internal::ImplOf(t);
     if (std::optional<absl::Status> read =
             vm.ReadIfFinal(*impl.blob(), static_cast<size_t>(impl.offset), dst, copied, &busy)) {

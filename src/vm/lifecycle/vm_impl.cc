@@ -215,11 +215,22 @@ std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset,
   if (const ErrorPtr& e = blob.error(); e != nullptr) {
     e->MarkReported();
     result = e->status;
-  } else {
-    if (dst != nullptr && bytes > 0) {
-      std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
-    }
+  } else if (dst == nullptr || bytes == 0) {
     result = absl::OkStatus();
+  } else if (blob.device().is_cpu()) {
+    std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
+    result = absl::OkStatus();
+  } else {
+    // Device memory: the device's own synchronous copy. Unimplemented (or
+    // no stream of the device yet): the queued read, which stages it.
+    VmStream* stream = ForkGeneration() == fork_generation_
+                           ? streams_.Find(Stream::Default(blob.device()))
+                           : nullptr;
+    if (stream == nullptr) return std::nullopt;
+    absl::Status s = stream->policy()->ReadFinalToHost(
+        dst, static_cast<const char*>(blob.data()) + offset, bytes);
+    if (absl::IsUnimplemented(s)) return std::nullopt;
+    result = std::move(s);
   }
   // The counts of the read instruction this stands for: received first, so
   // in flight (received - finished) never dips below zero. The others have

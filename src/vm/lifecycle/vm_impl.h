@@ -94,8 +94,10 @@ class VmImpl final : public VmContext {
   }
 
   // User thread (vm::CheckMayBlock first), outside any capture: a host read
-  // of `bytes` at `offset` of `blob` (a CPU storage) answered with no
-  // instruction, on this thread, when its bytes and error are final.
+  // of `bytes` at `offset` of `blob` answered with no instruction, on this
+  // thread, when its bytes and error are final. A device's storage is copied
+  // by the device's StreamPolicy::ReadFinalToHost (CUDA: a synchronous copy
+  // on a stream of its own, ~ the raw driver's latency).
   // - Final: once what has finished is retired and every received
   //   instruction is taken in, no write of the storage is unretired (the
   //   VM may be busy with other work). A few received instructions are
@@ -187,9 +189,14 @@ class VmImpl final : public VmContext {
   // instruction's estimated cost, its operand bytes (what its kernel reads
   // and writes) plus kQueuedOpCost for the handoff itself (a few
   // microseconds of scheduler and worker time: about what a core moves in
-  // that time).
+  // that time). Only host streams count (StreamPolicy::RunIsCompute): a
+  // device stream's work queues on the device, which bounds it itself (the
+  // driver's launch queue, then max_in_flight), and waiting for it to
+  // *finish* would empty the device's pipeline every few dozen launches
+  // (H200: 20,000 one-float kernels ran at 0.67x a raw launch loop).
   static constexpr int64_t kQueuedOpCost = 4096;
   static int64_t QueuedCost(const Instruction& instr) {
+    if (instr.stream() != nullptr && !instr.stream()->run_is_compute()) return 0;
     return static_cast<int64_t>(instr.operand_bytes) + kQueuedOpCost;
   }
   // After queuing `cost` more: past the bound, this thread waits for the VM

@@ -93,6 +93,15 @@ class StreamPolicy {
   virtual absl::Status CopyOnDevice(void* dst, const void* src, size_t bytes) {
     return absl::UnimplementedError("this stream cannot copy on its device");
   }
+  // A host read of a storage of this device whose every write has retired
+  // (completed on the device): copies `bytes` at `src` (device memory) to
+  // host `dst` and returns once they are there (a synchronous copy of its
+  // own, which waits for no queued work). The reading user thread, holding
+  // the engine lock (VmImpl::ReadIfFinal), outside any capture; blocks for
+  // the copy (microseconds). Unimplemented: the read takes the queued path.
+  virtual absl::Status ReadFinalToHost(void* dst, const void* src, size_t bytes) {
+    return absl::UnimplementedError("this stream cannot read its device's memory directly");
+  }
 };
 
 }  // namespace eagervm::vm

@@ -49,6 +49,17 @@ class StreamRegistry {
     return GetSlow(s);
   }
 
+  // Any thread, lock-free: the runtime stream for `s` if it was created,
+  // else nullptr (creates nothing, never fails).
+  VmStream* Find(Stream s) const {
+    const int i = s.index();
+    if (i < 0 || i >= kMaxStreamsPerDevice) return nullptr;
+    if (s.device().is_cpu()) return cpu_streams_[i].load(std::memory_order_acquire);
+    const int d = s.device().index();
+    if (d < 0 || d >= kMaxCudaDevices) return nullptr;
+    return cuda_streams_[d][i].load(std::memory_order_acquire);
+  }
+
   // Any thread; take the registry lock.
   void ForEachAllocator(const std::function<void(memory::Allocator*)>& fn) const;
   uint64_t WorkerWakeups() const;

@@ -1,0 +1,48 @@
+// CudaStreamPolicy::ReadFinalToHost: Item(), ToVector() and Wait() of a CUDA
+// tensor whose writes have all completed, answered on the reading thread
+// (VmImpl::ReadIfFinal) with no instruction, no scheduler pass and no
+// event poll: the latency of the driver's own copy and synchronisation.
+//
+// Its own stream: the copy waits for no other work queued on the device
+// (the storage's writes are complete; concurrent readers do not matter). Its
+// own pinned block: a D2H copy into pageable memory is staged by the driver
+// anyway, and ours is reused. Both are made on first use and kept for the
+// policy's life (the process's).
+#include <cstring>
+
+#include "device/cuda/cuda_status.h"
+#include "device/cuda/cuda_stream_policy.h"
+#include "device/cuda/scoped_device.h"
+
+namespace eagervm::device::cuda {
+
+absl::Status CudaStreamPolicy::ReadFinalToHost(void* dst, const void* src, size_t bytes) {
+  base::MutexLock lock(&final_read_mu_);
+  ScopedDevice on(device_.index());
+  if (!on.status().ok()) return on.status();
+  if (final_read_stream_.get() == nullptr) {
+    absl::StatusOr<CudaStream> s = CudaStream::Create();
+    if (!s.ok()) return s.status();
+    final_read_stream_ = std::move(s).value();
+  }
+  if (bytes <= kFinalReadStagingBytes && final_read_staging_ == nullptr) {
+    cudaError_t e = cudaHostAlloc(&final_read_staging_, kFinalReadStagingBytes,
+                                  cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      final_read_staging_ = nullptr;  // read straight into dst instead
+    }
+  }
+  const bool staged = bytes <= kFinalReadStagingBytes && final_read_staging_ != nullptr;
+  cudaError_t e = cudaMemcpyAsync(staged ? final_read_staging_ : dst, src, bytes,
+                                  cudaMemcpyDeviceToHost, final_read_stream_.get());
+  if (e == cudaSuccess) e = cudaStreamSynchronize(final_read_stream_.get());
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return CudaStatus(e, "reading a tensor from the device (cudaMemcpyAsync)");
+  }
+  if (staged) std::memcpy(dst, final_read_staging_, bytes);
+  return absl::OkStatus();
+}
+
+}  // namespace eagervm::device::cuda
