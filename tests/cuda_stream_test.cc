@@ -224,13 +224,19 @@ int TrapThenCheckEverySyncPoint() {
   if (!x.Wait().ok() || !cpu.Wait().ok()) return 10;
   Tensor victim = Zeros({16}, DType::kFloat32, kGpu);
   if (!ops::Call("TestTrap", {victim}).ok()) return 11;
-  // Queued behind the trap on the same stream: the D2H copy never runs.
-  if (x.Slice(0, 1).Reshape({}).Item<float>().ok()) return 1;
-  if (x.ToVector<float>().ok()) return 2;
-  if (x.Wait().ok()) return 3;
-  absl::Status copy = ops::CopyInto(cpu, x);
+  // Computed behind the trap on the same stream: never runs, never read.
+  Tensor after = ops::AddScalar(x, 0.0f);
+  if (after.Slice(0, 1).Reshape({}).Item<float>().ok()) return 1;
+  if (after.ToVector<float>().ok()) return 2;
+  if (after.Wait().ok()) return 3;
+  absl::Status copy = ops::CopyInto(cpu, after);
   if (copy.ok() && cpu.ToVector<float>().ok()) return 4;
   if (Sync().ok()) return 5;
+  // x was finished before the trap, and its reads skip the queue
+  // (StreamPolicy::ReadFinalToHost); once the fault is known they fail too.
+  if (x.Slice(0, 1).Reshape({}).Item<float>().ok()) return 14;
+  if (x.ToVector<float>().ok()) return 15;
+  if (x.Wait().ok()) return 16;
   Tensor later = ops::AddScalar(x, 1.0f);  // new work after the fault fails too
   if (Sync().ok()) return 6;
   if (later.Wait().ok()) return 7;

@@ -25,6 +25,15 @@ absl::Status CudaStreamPolicy::ReadFinalToHost(void* dst, const void* src, size_
     if (!s.ok()) return s.status();
     final_read_stream_ = std::move(s).value();
   }
+  // A failed device (a fault in any earlier kernel, sticky for the context)
+  // answers no read, not even of bytes computed before the fault.
+  if (device_error_ != nullptr) return device_error_->status;
+  if (dst == nullptr || bytes == 0) {  // Wait(): only the device's health
+    const cudaError_t e = cudaStreamQuery(final_read_stream_.get());
+    if (e == cudaSuccess || e == cudaErrorNotReady) return absl::OkStatus();
+    (void)cudaGetLastError();
+    return CudaStatus(e, "waiting for a tensor on the device (cudaStreamQuery)");
+  }
   if (bytes <= kFinalReadStagingBytes && final_read_staging_ == nullptr) {
     cudaError_t e = cudaHostAlloc(&final_read_staging_, kFinalReadStagingBytes,
                                   cudaHostAllocPortable);

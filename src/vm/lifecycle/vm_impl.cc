@@ -215,14 +215,15 @@ std::optional<absl::Status> VmImpl::ReadIfFinal(BlobObject& blob, size_t offset,
   if (const ErrorPtr& e = blob.error(); e != nullptr) {
     e->MarkReported();
     result = e->status;
-  } else if (dst == nullptr || bytes == 0) {
-    result = absl::OkStatus();
   } else if (blob.device().is_cpu()) {
-    std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
+    if (dst != nullptr && bytes > 0) {
+      std::memcpy(dst, static_cast<const char*>(blob.data()) + offset, bytes);
+    }
     result = absl::OkStatus();
   } else {
-    // Device memory: the device's own synchronous copy. Unimplemented (or
-    // no stream of the device yet): the queued read, which stages it.
+    // Device memory: the device's own synchronous copy (no bytes: a Wait(),
+    // which still asks whether the device has failed). Unimplemented (or no
+    // stream of the device yet): the queued read, which stages it.
     VmStream* stream = ForkGeneration() == fork_generation_
                            ? streams_.Find(Stream::Default(blob.device()))
                            : nullptr;

@@ -98,7 +98,9 @@ class StreamPolicy {
   // host `dst` and returns once they are there (a synchronous copy of its
   // own, which waits for no queued work). The reading user thread, holding
   // the engine lock (VmImpl::ReadIfFinal), outside any capture; blocks for
-  // the copy (microseconds). Unimplemented: the read takes the queued path.
+  // the copy (microseconds). `dst` null or `bytes` 0: a Wait(), OK unless
+  // the device has failed. An error of the device (a fault in any earlier
+  // work) is returned, never bytes. Unimplemented: the queued path.
   virtual absl::Status ReadFinalToHost(void* dst, const void* src, size_t bytes) {
     return absl::UnimplementedError("this stream cannot read its device's memory directly");
   }
