@@ -169,6 +169,64 @@ TEST_P(BackendConformance, ArgmaxOneHotIndexSelect) {
   CONFORMANCE_SKIP_IF_LACKING(lacking);
 }
 
+// IndexAdd (repeated indices add in index order: exactly the CPU's values),
+// and a training step of a tiny model (lookup, MatMul, CrossEntropy;
+// backward through IndexAdd and OneHot; the optimizers' fused updates).
+TEST_P(BackendConformance, IndexAddAndATrainingStep) {
+  std::mt19937 rng(17);
+  Lacking lacking;
+  for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64}) {
+    std::vector<Variant> a = Variants(rng, 5, 7, dt, dev(), -3, 3);
+    std::vector<Variant> s = Variants(rng, 9, 7, dt, dev(), -1000, 1000);
+    Pair idx = Labels(rng, 9, 5, dev());  // 9 rows into 5: repeats
+    for (size_t v = 0; v < a.size(); ++v) {
+      const std::string how =
+          std::string(" (") + std::string(ToString(dt)) + ", " + a[v].name + ")";
+      Check(lacking, "IndexAdd", how, ops::IndexAdd(a[v].in.dev, 0, idx.dev, s[v].in.dev),
+            ops::IndexAdd(a[v].in.cpu, 0, idx.cpu, s[v].in.cpu), 0);
+    }
+  }
+  Tensor bad = ops::IndexAdd(Zeros({3, 2}, DType::kFloat32, dev()), 0,
+                             FromVector<int64_t>({0, -4}, {2}, dev()),
+                             Zeros({2, 2}, DType::kFloat32, dev()));
+  if (!lacking(bad, "IndexAdd")) {
+    ASSERT_TRUE(bad.ok()) << bad.status();
+    EXPECT_EQ(bad.Wait().code(), absl::StatusCode::kInvalidArgument) << bad.Wait();
+  }
+  ASSERT_TRUE(Sync().ok());
+  // Two steps of each optimizer on both devices from the same start.
+  const std::vector<float> table0 = RandomFloats(rng, 24, -1, 1), w0 = RandomFloats(rng, 12, -1, 1);
+  for (int opt = 0; opt < 2; ++opt) {
+    std::vector<std::vector<Tensor>> params;
+    bool lacks = false;
+    for (Device d : {Device::Cpu(), dev()}) {
+      const Tensor table = FromVector<float>(table0, {6, 4}, d).RequiresGrad();
+      const Tensor w = FromVector<float>(w0, {4, 3}, d).RequiresGrad();
+      const Tensor tokens = FromVector<int64_t>({5, 1, 1, 0, 3}, {5}, d);
+      const Tensor labels = FromVector<int64_t>({2, 0, 0, 1, 2}, {5}, d);
+      optim::Sgd sgd({table, w}, 0.1, 0.9, 0.01);
+      optim::Adam adam({table, w}, 0.01);
+      for (int step = 0; step < 2; ++step) {
+        ASSERT_TRUE(autograd::ZeroGrad({table, w}).ok());
+        Tensor loss = ops::CrossEntropy(ops::MatMul(ops::IndexSelect(table, 0, tokens), w), labels);
+        lacks = lacking(loss, "CrossEntropy or IndexSelect");
+        if (lacks) break;
+        absl::Status st = autograd::Backward(loss);
+        ASSERT_TRUE(st.ok()) << st;
+        st = opt == 0 ? sgd.Step() : adam.Step();
+        ASSERT_TRUE(st.ok()) << st;
+      }
+      params.push_back({table, w});
+    }
+    for (size_t i = 0; i < params[0].size() && !lacks; ++i) {
+      Check(lacking, opt == 0 ? "Sgd step" : "Adam step", " param " + std::to_string(i),
+            params[1][i], params[0][i], 1e-5);
+    }
+  }
+  ASSERT_TRUE(Sync().ok());
+  CONFORMANCE_SKIP_IF_LACKING(lacking);
+}
+
 // Concat and Split along both axes, of contiguous and strided parts.
 TEST_P(BackendConformance, ConcatAndSplit) {
   std::mt19937 rng(15);

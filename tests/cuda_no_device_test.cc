@@ -80,10 +80,10 @@ TEST_F(NoCudaDevice, TheCpuKeepsWorkingAfterCudaFailures) {
 
 #if EAGERVM_WITH_CUDA
 // The CUDA kernel table needs no device: the model ops have CUDA kernels for
-// every dtype their CPU kernels take, uint8 included, and the index ops, whose out-of-range indices
-// only the kernel would find, have none (Unimplemented at the call rather than an unreported
-// error).
-TEST(CudaKernelTable, ModelOpsHaveCudaKernelsAndIndexOpsDoNot) {
+// every dtype their CPU kernels take, uint8 included; so do the index ops
+// (which check their indices on the device, kernels/cuda/index_check.h),
+// CrossEntropy and the optimizers' fused updates, for exactly the CPU's dtypes.
+TEST(CudaKernelTable, ModelIndexAndOptimizerOpsHaveCudaKernels) {
   const internal::OpRegistry& r = internal::OpRegistry::Get();
   const std::vector<DType> numeric = {DType::kInt32,   DType::kInt64,   DType::kFloat32,
                                       DType::kFloat64, DType::kFloat16, DType::kBFloat16};
@@ -122,10 +122,24 @@ TEST(CudaKernelTable, ModelOpsHaveCudaKernelsAndIndexOpsDoNot) {
                          "Minimum",    "Where",     "Abs"}) {
     EXPECT_NE(r.MustFind(op).FindKernel(DeviceType::kCUDA, DType::kUInt8), nullptr) << op;
   }
-  for (const char* op : {"IndexSelect", "IndexAdd", "OneHot", "CrossEntropy"}) {
+  for (const char* op : {"IndexSelect", "IndexAdd", "OneHot", "CrossEntropy", "SgdStep",
+                         "SgdMomentumStep", "AdamStep"}) {
+    int cuda_kernels = 0;
     for (DType d : every) {
-      EXPECT_EQ(r.MustFind(op).FindKernel(DeviceType::kCUDA, d), nullptr) << op;
+      const bool cpu = r.MustFind(op).FindKernel(DeviceType::kCPU, d) != nullptr;
+      const bool cuda = r.MustFind(op).FindKernel(DeviceType::kCUDA, d) != nullptr;
+      EXPECT_EQ(cuda, cpu) << op << " " << ToString(d) << ": CUDA kernel " << cuda
+                           << ", CPU kernel " << cpu;
+      cuda_kernels += cuda;
     }
+    EXPECT_GT(cuda_kernels, 0) << op;
+  }
+  for (DType d : every) {  // IndexSelect, OneHot: every dtype
+    EXPECT_NE(r.MustFind("IndexSelect").FindKernel(DeviceType::kCUDA, d), nullptr) << ToString(d);
+    EXPECT_NE(r.MustFind("OneHot").FindKernel(DeviceType::kCUDA, d), nullptr) << ToString(d);
+  }
+  for (DType d : floats) {
+    EXPECT_NE(r.MustFind("CrossEntropy").FindKernel(DeviceType::kCUDA, d), nullptr) << ToString(d);
   }
 }
 #endif

@@ -125,9 +125,12 @@ EAGERVM_EXPORT Tensor IndexSelect(const Tensor& x, int axis, const Tensor& index
 // a new tensor equal to x, with each slice of `source` along `axis` added to
 // the slice of x that `index` names; a repeated index adds every time.
 // source.shape must be the shape IndexSelect(x, axis, index) has, in x's
-// dtype (a numeric one). On the CPU the additions are made in index order,
-// so the result is deterministic. An index outside [0, x.shape[axis])
-// poisons the result when the op runs, as IndexSelect's does.
+// dtype (a numeric one). The additions are made in index order, on the CPU
+// and on CUDA alike, so the result is deterministic (and the same bits on
+// both). An index outside [0, x.shape[axis]) poisons the result when the op
+// runs, as IndexSelect's does. On CUDA the four index-reading ops (this one,
+// IndexSelect, OneHot, CrossEntropy) wait for their stream to check their
+// indices: a host round trip per call.
 EAGERVM_EXPORT Tensor IndexAdd(const Tensor& x, int axis, const Tensor& index,
                                const Tensor& source);
 

@@ -6,7 +6,7 @@
 // Fused (the default): each parameter's update is one instruction (one
 // kernel computing the same float operations in the same order as the
 // unfused in-place ops, so results are bitwise equal) where its device has
-// that kernel (CPU: float32, float64); elsewhere, and with set_fused(false),
+// that kernel (CPU and CUDA: float32, float64); elsewhere, and with set_fused(false),
 // Step queues the unfused in-place ops.
 //
 // Threads: one optimizer is used by one (user) thread at a time. The

@@ -5,7 +5,9 @@
 // Run() only *launches* work (kernels, async copies, event records), so the
 // scheduler never blocks on the device, and "dispatched" means "launched".
 // Kernels registered for CUDA must therefore only enqueue work on
-// ctx.cuda_stream(), never synchronise.
+// ctx.cuda_stream(), never synchronise. One deliberate exception: the index
+// ops' run-time index check (kernels/cuda/index_check.h) waits for its own
+// stream, since its error must be known before dependents are launched.
 //
 // Done. Each Run() takes the next launch sequence number of the stream. An
 // instruction is done (and released, in stream order) once the device has

@@ -236,12 +236,16 @@ void RegisterMathKernels(internal::OpRegistry& r) {
 void RegisterElementwiseKernels(internal::OpRegistry& r);
 void RegisterModelKernels(internal::OpRegistry& r);   // model_kernels.cc
 void RegisterConcatKernels(internal::OpRegistry& r);  // concat_kernels.cc
+void RegisterIndexKernels(internal::OpRegistry& r);   // index_kernels.cc
+void RegisterOptimKernels(internal::OpRegistry& r);   // optim_kernels.cc
 void RegisterHalfKernels(internal::OpRegistry& r);    // half_kernels.cc: after the float32 ones
 void RegisterCudaKernels(internal::OpRegistry& r) {
   RegisterElementwiseKernels(r);
   RegisterMathKernels(r);
   RegisterModelKernels(r);
   RegisterConcatKernels(r);
+  RegisterIndexKernels(r);
+  RegisterOptimKernels(r);
   RegisterHalfKernels(r);
 }
 
