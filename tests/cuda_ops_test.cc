@@ -211,6 +211,40 @@ TEST_F(CudaOps, CastBetweenEveryPairIncludingEdgeValues) {
   }
 }
 
+// Contiguous elementwise kernels move 16-byte packs when every pointer is
+// aligned, else single elements; both, and the packs' tails, at every
+// length around a pack and every misalignment a view's offset gives.
+TEST_F(CudaOps, ElementwiseAtEveryTailLengthAndAlignment) {
+  for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 1023, 4097}) {
+    for (int64_t off : {0, 1, 2, 3}) {
+      const int64_t m = n + 4;
+      std::vector<Tensor> f32 = {Host(RandomValues<float>(m, rng_), {m}),
+                                 Host(RandomValues<float>(m, rng_), {m})};
+      Differential<float>(
+          [&](const std::vector<Tensor>& in) {
+            return ops::Add(in[0].Slice(off, off + n), in[1].Slice(4 - off, 4 - off + n));
+          },
+          f32, 0);
+      Differential<float>(
+          [&](const std::vector<Tensor>& in) {
+            return ops::MulScalar(in[0].Slice(off, off + n), 3.0f);
+          },
+          f32, 0);
+      Differential<float>(
+          [&](const std::vector<Tensor>& in) { return ops::Exp(in[0].Slice(off, off + n)); },
+          f32, 1e-6);
+      Differential<double>(
+          [&](const std::vector<Tensor>& in) {
+            Tensor x = ops::Cast(in[0], DType::kFloat64).Contiguous();
+            Tensor y = ops::Cast(in[1], DType::kFloat64);
+            EXPECT_TRUE(ops::AddInplace(x.Slice(off, off + n), y.Slice(0, n)).ok());
+            return x;  // the elements outside the view untouched
+          },
+          f32, 0);
+    }
+  }
+}
+
 TEST_F(CudaOps, RandomUniformMatchesTheCpuGenerator) {
   for (DType dt : {DType::kFloat32, DType::kFloat64}) {
     Tensor c = ops::RandomUniform({4097}, dt, Device::Cpu(), 31, -1.0, 4.0);

@@ -1,6 +1,7 @@
 // Elementwise kernels: Fill, binary ops with broadcasting, tensor-scalar ops,
 // unary ops. Grid-stride loops over int64 indices.
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/cuda/device_util.cuh"
 
@@ -38,6 +39,25 @@ __device__ __forceinline__ T ApplyBinary(BinaryKind op, T a, T b) {
   return a;
 }
 
+// Contiguous operands move in 16-byte packs (one 128-bit load or store per
+// operand and step: a 1 GiB add ran at 0.64x of a device copy's bandwidth
+// with one element per load) when every pointer is 16-byte aligned; work
+// item i < n / kW is pack i, the rest are the tail's single elements. `f`
+// maps the element index and its inputs' values to the output's value.
+template <typename T>
+struct alignas(16) Pack16 {
+  static constexpr int kW = 16 / sizeof(T);
+  T v[kW];
+};
+
+inline bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+
+template <typename T>
+int64_t PackedItems(int64_t n) {
+  constexpr int kW = Pack16<T>::kW;
+  return n / kW + n % kW;
+}
+
 // Op is a template parameter so each kernel has one inlined operation.
 template <BinaryKind Op, typename T>
 __global__ void BinarySameKernel(T* out, const T* a, const T* b, int64_t n) {
@@ -45,8 +65,45 @@ __global__ void BinarySameKernel(T* out, const T* a, const T* b, int64_t n) {
 }
 
 template <BinaryKind Op, typename T>
+__global__ void BinarySamePackedKernel(T* out, const T* a, const T* b, int64_t n) {
+  constexpr int kW = Pack16<T>::kW;
+  const int64_t packs = n / kW;
+  EAGERVM_GRID_STRIDE(i, packs + n % kW) {
+    if (i < packs) {
+      const Pack16<T> x = reinterpret_cast<const Pack16<T>*>(a)[i];
+      const Pack16<T> y = reinterpret_cast<const Pack16<T>*>(b)[i];
+      Pack16<T> r;
+#pragma unroll
+      for (int k = 0; k < kW; ++k) r.v[k] = ApplyBinary(Op, x.v[k], y.v[k]);
+      reinterpret_cast<Pack16<T>*>(out)[i] = r;
+    } else {
+      const int64_t e = packs * kW + (i - packs);
+      out[e] = ApplyBinary(Op, a[e], b[e]);
+    }
+  }
+}
+
+template <BinaryKind Op, typename T>
 __global__ void BinaryScalarKernel(T* out, const T* x, T s, int64_t n) {
   EAGERVM_GRID_STRIDE(i, n) out[i] = ApplyBinary(Op, x[i], s);
+}
+
+template <BinaryKind Op, typename T>
+__global__ void BinaryScalarPackedKernel(T* out, const T* x, T s, int64_t n) {
+  constexpr int kW = Pack16<T>::kW;
+  const int64_t packs = n / kW;
+  EAGERVM_GRID_STRIDE(i, packs + n % kW) {
+    if (i < packs) {
+      const Pack16<T> v = reinterpret_cast<const Pack16<T>*>(x)[i];
+      Pack16<T> r;
+#pragma unroll
+      for (int k = 0; k < kW; ++k) r.v[k] = ApplyBinary(Op, v.v[k], s);
+      reinterpret_cast<Pack16<T>*>(out)[i] = r;
+    } else {
+      const int64_t e = packs * kW + (i - packs);
+      out[e] = ApplyBinary(Op, x[e], s);
+    }
+  }
 }
 
 template <BinaryKind Op, typename T>
@@ -102,12 +159,33 @@ __global__ void UnaryKernel(T* out, const T* x, int64_t n) {
   EAGERVM_GRID_STRIDE(i, n) out[i] = ApplyUnary(Op, x[i]);
 }
 
+template <UnaryKind Op, typename T>
+__global__ void UnaryPackedKernel(T* out, const T* x, int64_t n) {
+  constexpr int kW = Pack16<T>::kW;
+  const int64_t packs = n / kW;
+  EAGERVM_GRID_STRIDE(i, packs + n % kW) {
+    if (i < packs) {
+      const Pack16<T> v = reinterpret_cast<const Pack16<T>*>(x)[i];
+      Pack16<T> r;
+#pragma unroll
+      for (int k = 0; k < kW; ++k) r.v[k] = ApplyUnary(Op, v.v[k]);
+      reinterpret_cast<Pack16<T>*>(out)[i] = r;
+    } else {
+      const int64_t e = packs * kW + (i - packs);
+      out[e] = ApplyUnary(Op, x[e]);
+    }
+  }
+}
+
 template <BinaryKind Op, typename T>
 cudaError_t Binary(T* out, const T* a, const T* b, const BroadcastArgs& p, int64_t n,
                    cudaStream_t s) {
   bool same = true;
   for (int d = 0; d < p.rank; ++d) same = same && p.stride_a[d] != 0 && p.stride_b[d] != 0;
-  if (p.rank == 1 && same) {
+  if (p.rank == 1 && same && Aligned16(out) && Aligned16(a) && Aligned16(b)) {
+    BinarySamePackedKernel<Op, T>
+        <<<BlocksFor(PackedItems<T>(n)), kThreads, 0, s>>>(out, a, b, n);
+  } else if (p.rank == 1 && same) {
     BinarySameKernel<Op, T><<<BlocksFor(n), kThreads, 0, s>>>(out, a, b, n);
   } else {
     BinaryBroadcastKernel<Op, T><<<BlocksFor(n), kThreads, 0, s>>>(out, a, b, p, n);
@@ -183,8 +261,14 @@ cudaError_t LaunchBinaryScalar(BinaryKind op, DT dt, void* out, const void* x, S
   return WithBinaryOp(op, [&](auto op_tag) {
     return DispatchU8(dt, [&](auto tag) {
       using T = decltype(tag);
-      BinaryScalarKernel<decltype(op_tag)::value, T><<<BlocksFor(n), kThreads, 0, s>>>(
-          static_cast<T*>(out), static_cast<const T*>(x), FromScalar<T>(sv), n);
+      if (Aligned16(out) && Aligned16(x)) {
+        BinaryScalarPackedKernel<decltype(op_tag)::value, T>
+            <<<BlocksFor(PackedItems<T>(n)), kThreads, 0, s>>>(
+                static_cast<T*>(out), static_cast<const T*>(x), FromScalar<T>(sv), n);
+      } else {
+        BinaryScalarKernel<decltype(op_tag)::value, T><<<BlocksFor(n), kThreads, 0, s>>>(
+            static_cast<T*>(out), static_cast<const T*>(x), FromScalar<T>(sv), n);
+      }
       return cudaGetLastError();
     });
   });
@@ -195,8 +279,14 @@ cudaError_t LaunchUnary(UnaryKind op, DT dt, void* out, const void* x, int64_t n
   return WithUnaryOp(op, [&](auto op_tag) {
     return Dispatch(dt, [&](auto tag) {
       using T = decltype(tag);
-      UnaryKernel<decltype(op_tag)::value, T>
-          <<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const T*>(x), n);
+      if (Aligned16(out) && Aligned16(x)) {
+        UnaryPackedKernel<decltype(op_tag)::value, T><<<BlocksFor(PackedItems<T>(n)), kThreads,
+                                                        0, s>>>(static_cast<T*>(out),
+                                                                static_cast<const T*>(x), n);
+      } else {
+        UnaryKernel<decltype(op_tag)::value, T>
+            <<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const T*>(x), n);
+      }
       return cudaGetLastError();
     });
   });
