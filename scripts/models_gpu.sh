@@ -23,7 +23,8 @@
 # carried): scripts/models_gpu.sh [log-dir]
 #   log-dir   full logs and summary.md; default $OUT if set, else
 #             /tmp/evm-models-logs
-# Env: EAGERVM_MODELS_GPU_BUDGET_S (150); MODELS_DEVICE=cpu runs the same
+# Env: EAGERVM_MODELS_GPU_BUDGET_S (150); MODELS_PYTHON (python3: the one
+#      with PyTorch); MODELS_DEVICE=cpu runs the same
 #      binaries on the CPU (a dry run of this script on a machine without a
 #      GPU; they are CUDA builds, so the CUDA runtime must be there).
 # Exit: 0 every step passed; 3 no GPU (nothing run); 4 every step passed
@@ -127,9 +128,9 @@ run() {
 data="$root/data"
 run mlp_bench 60 "${bin_env[@]}" "$root/bin/mlp_bench" --device="$device" --sizes=small,large \
   --reps=5 --check-steps=100 --digits="$data/digits.csv.gz" --summary="$summary"
-py=python3
-command -v $py >/dev/null || py=python
-run mlp_torch_python 45 $py bench/models/peers/mlp_torch_cuda.py --device="$device" \
+py=${MODELS_PYTHON:-python3}
+command -v "$py" >/dev/null || py=python
+run mlp_torch_python 45 "$py" bench/models/peers/mlp_torch_cuda.py --device="$device" \
   --sizes=small,large --reps=5 --check-steps=100 --data="$data/digits.csv.gz" --summary="$summary"
 run linear_regression 15 "${bin_env[@]}" "$root/bin/linear_regression" --device="$device" \
   --steps=300 --print-every=100
@@ -142,7 +143,7 @@ sed -n 's/^time per step: eager \([0-9.]*\) us, graph \([0-9.]*\) us.*/\1 \2/p' 
 done
 run transformer_bench 45 "${bin_env[@]}" "$root/bin/transformer_bench" --device="$device" \
   --corpus="$data/GPL-3" --check-steps=30 --steps=5 --reps=3 --gen=8 --summary="$summary"
-run transformer_torch_python 30 $py bench/models/peers/transformer_torch_cuda.py \
+run transformer_torch_python 30 "$py" bench/models/peers/transformer_torch_cuda.py \
   --device="$device" --corpus="$data/GPL-3" --check-steps=30 --steps=5 --reps=3 \
   --summary="$summary"
 
