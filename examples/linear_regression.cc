@@ -3,11 +3,13 @@
 // captured once as a Graph and replayed. Every step is queued without
 // waiting; the only sync points are the loss prints (one Item() each) and the
 // final read of W, b. Prints both times per step and both fits (which must
-// be bitwise equal).
+// be bitwise equal). --device=cuda puts the data and the parameters on
+// Device::Cuda(0): every op then runs there (the graph's replay as a CUDA
+// graph).
 //
 //   linear_regression [--samples=4096] [--features=8] [--steps=100] [--lr=0.1]
 //                     [--noise=0.1] [--seed=1] [--print-every=10] [--quiet]
-//                     [--tolerance=0.02] [--fuse=1]
+//                     [--tolerance=0.02] [--fuse=1] [--device=cpu|cuda]
 //
 // Exits 0 iff every fitted parameter is within --tolerance of the true one
 // (the test suite runs it in a short mode), 1 if not, 2 on a runtime error.
@@ -40,6 +42,7 @@ struct Options {
   bool quiet = false;
   double tolerance = 0.02;
   bool fuse = true;  // GraphOptions::fuse (0: to compare)
+  eagervm::Device device = eagervm::Device::Cpu();
 };
 
 bool ParseFlag(const char* arg, const char* name, std::string* value) {
@@ -72,6 +75,8 @@ bool ParseOptions(int argc, char** argv, Options* o) try {
       o->tolerance = std::stod(v);
     else if (ParseFlag(argv[i], "--fuse", &v))
       o->fuse = v != "0";
+    else if (ParseFlag(argv[i], "--device", &v) && (v == "cpu" || v == "cuda"))
+      o->device = v == "cpu" ? eagervm::Device::Cpu() : eagervm::Device::Cuda(0);
     else {
       std::fprintf(stderr, "unknown flag %s (see the comment at the top of linear_regression.cc)\n",
                    argv[i]);
@@ -94,6 +99,13 @@ int Fail(const absl::Status& s) {
 int main(int argc, char** argv) {
   Options o;
   if (!ParseOptions(argc, argv, &o)) return 2;
+  if (!o.device.is_cpu() && eagervm::CudaDeviceCount() == 0) {
+    std::fprintf(stderr,
+                 "--device=cuda: no CUDA device here (no GPU, no driver, or built without "
+                 "the CUDA backend)\n");
+    return 2;
+  }
+  const eagervm::Device dev = o.device;
   const auto start = std::chrono::steady_clock::now();
   const int64_t n = o.samples, f = o.features;
 
@@ -103,15 +115,17 @@ int main(int argc, char** argv) {
   const float b_true = 0.75f;
 
   // Synthetic data, generated on the VM: x ~ N(0, 1), y = x·W + b + noise.
-  Tensor x = eagervm::RandomNormal({n, f}, DType::kFloat32, eagervm::Device::Cpu(), o.seed);
-  Tensor noise = eagervm::RandomNormal({n, 1}, DType::kFloat32, eagervm::Device::Cpu(), o.seed + 1);
-  Tensor y = ops::MatMul(x, eagervm::FromVector<float>(w_true, {f, 1})) + b_true + noise * o.noise;
+  Tensor x = eagervm::RandomNormal({n, f}, DType::kFloat32, dev, o.seed);
+  Tensor noise = eagervm::RandomNormal({n, 1}, DType::kFloat32, dev, o.seed + 1);
+  Tensor y =
+      ops::MatMul(x, eagervm::FromVector<float>(w_true, {f, 1}, dev)) + b_true + noise * o.noise;
   Tensor xt = ops::Transpose(x);  // for the gradient of W, computed once
 
   if (!y.ok()) return Fail(y.status());  // a rejected call anywhere above ends up here
   if (!o.quiet) {
-    std::printf("linear regression: %lld samples, %lld features, %d steps, lr %g\n",
-                static_cast<long long>(n), static_cast<long long>(f), o.steps, o.lr);
+    std::printf("linear regression: %lld samples, %lld features, %d steps, lr %g, on %s\n",
+                static_cast<long long>(n), static_cast<long long>(f), o.steps, o.lr,
+                dev.ToString().c_str());
     std::printf("noise floor (noise^2) = %.6f\n", o.noise * o.noise);
   }
   // One training step, the same code eagerly and captured: the loss before
@@ -135,8 +149,8 @@ int main(int argc, char** argv) {
   // Trains from zero parameters; with `graph`, the step is captured once
   // (W and b are parameters, x, xt, y inputs) and replayed.
   auto train = [&](bool graph, Fit* fit) -> absl::Status {
-    Tensor w = eagervm::Zeros({f, 1}, DType::kFloat32);
-    Tensor b = eagervm::Zeros({1, 1}, DType::kFloat32);
+    Tensor w = eagervm::Zeros({f, 1}, DType::kFloat32, dev);
+    Tensor b = eagervm::Zeros({1, 1}, DType::kFloat32, dev);
     std::optional<eagervm::Graph> g;
     if (graph) {
       eagervm::GraphOptions options;
@@ -181,6 +195,13 @@ int main(int argc, char** argv) {
     fit->us_per_step =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
         std::max(o.steps, 1);
+    if (g && !dev.is_cpu() && !o.quiet) {
+      const eagervm::GraphStats st = g->GetStats();
+      std::printf(
+          "graph on %s: %lld segment runs replayed as CUDA graphs, %lld recordings failed\n",
+          dev.ToString().c_str(), static_cast<long long>(st.device_graph_runs),
+          static_cast<long long>(st.device_graph_fallbacks));
+    }
     EAGERVM_ASSIGN_OR_RETURN(fit->w, w.ToVector<float>());
     EAGERVM_ASSIGN_OR_RETURN(fit->b, b.ToVector<float>());
     return absl::OkStatus();

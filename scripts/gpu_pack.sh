@@ -42,7 +42,7 @@ ninja -C "$build" -j "$jobs" $targets
 # C/C++ runtime) or one .gpudeps carries (scripts/gpu_deps.sh): anything else
 # (libmpi, libnccl, ...) would make the binary fail to start there.
 allowed='^(libcudart\.so|libcublas\.so|libcublasLt\.so|libabsl_[a-z0-9_]+\.so|libfmt\.so|libopenblas\.so|libblas\.so|liblapack\.so|libgfortran\.so|libquadmath\.so|libbenchmark\.so|libbenchmark_main\.so|libgtest\.so|libgtest_main\.so|libgmock\.so|libstdc\+\+\.so|libm\.so|libgcc_s\.so|libc\.so|libpthread\.so|libdl\.so|librt\.so|ld-linux-x86-64\.so)'
-rm -rf .gpubin
+rm -f .gpubin/bins.tar.xz  # models.tar.xz (scripts/models_gpu_pack.sh) stays
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/tests" "$stage/bench" .gpubin

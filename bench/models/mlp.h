@@ -4,7 +4,8 @@
 // eagervm graph, libtorch, and the kernel-time loop (eagervm's kernels called
 // directly, no runtime). Batches are the data set's rows in order, cut into
 // `batch`-row pieces (the remainder dropped); step k trains on piece
-// k mod pieces.
+// k mod pieces. bench/models/peers/mlp_torch_cuda.py is the same program in
+// PyTorch from Python, for a GPU machine without libtorch's C++ API.
 #ifndef EAGERVM_BENCH_MODELS_MLP_H_
 #define EAGERVM_BENCH_MODELS_MLP_H_
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "eagervm/device.h"
 #include "models/digits.h"
 
 namespace eagervm::models {
@@ -28,6 +30,13 @@ struct MlpConfig {
   // runs one step when made, so that every grad() exists before a capture:
   // its step 0 is the hand-written trainer's step 1.
   bool autograd = false;
+  // Where the data, the parameters and every op live. On Device::Cuda(0)
+  // a mode whose ops lack CUDA kernels fails with their Unimplemented status
+  // when made (the suite prints it and goes on).
+  Device device = Device::Cpu();
+  // Graph modes: GraphOptions::device_graphs (false: the flat executor
+  // launches each kernel, no CUDA graph; no effect on the CPU).
+  bool device_graphs = true;
 };
 
 // The initial parameters, identical in every mode: w [in, out] row-major,
@@ -47,15 +56,21 @@ class MlpTrainer {
   // Mean cross-entropy and accuracy of the current parameters on the whole
   // data set. Unimplemented where the mode has no evaluation (kernel time).
   virtual absl::Status Evaluate(float* loss, float* accuracy) = 0;
+  // A line about how the mode ran (graph modes: the plan's statistics), or
+  // empty.
+  virtual std::string Notes() const { return {}; }
 };
 
 // eagervm, eagerly (`graph` false; the VM's mode is the process's, e.g.
-// EAGERVM_SYNCHRONOUS=1) or with the step captured once as a Graph.
+// EAGERVM_SYNCHRONOUS=1) or with the step captured once as a Graph, on
+// c.device. Unimplemented when an op of the step has no kernel there.
 absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeEagervmTrainer(const MlpConfig& c, const Digits& d,
                                                                bool graph);
 // The same kernels as eager mode's, called directly on preallocated buffers.
+// CPU only (Unimplemented for another c.device).
 absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeKernelTrainer(const MlpConfig& c, const Digits& d);
-// libtorch's C++ API on one thread; Unimplemented when built without it.
+// libtorch's C++ API on one thread (on c.device); Unimplemented when built
+// without it, or for CUDA when libtorch has no CUDA.
 absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeTorchTrainer(const MlpConfig& c, const Digits& d);
 
 }  // namespace eagervm::models

@@ -13,6 +13,22 @@
 //                   autograd and an SGD optimizer (autograd::Backward,
 //                   optim::Sgd; libtorch's autograd and torch::optim::SGD)
 //
+// With --device=cuda the eagervm modes run on Device::Cuda(0) (data,
+// parameters and every op there), plus "eagervm graph flat" (the graph with
+// GraphOptions::device_graphs off: each kernel launched by the flat executor,
+// no CUDA graph); the kernel-time loop (CPU kernels) is skipped with a line
+// saying so, and the graph (one CUDA graph launch per step) is the nearest to
+// kernel time: the table's first ratio is against it. libtorch runs on CUDA
+// only where it was built with CUDA. The eager sync and queued children are
+// timed in one process each (--reps blocks), not alternated. A mode whose
+// ops lack CUDA kernels prints their Unimplemented status and is left out;
+// the others go on (exit 3 if nothing else failed). The checks are the same,
+// plus the device against the CPU: eagervm eager (and eager autograd) on the
+// CPU from the same parameters, the curve within 1e-3 (relative, per step)
+// and the whole-data-set loss and accuracy within the band below. A failed
+// check does not stop the timing there (one run on a borrowed GPU machine
+// should give every number), but the exit is 1 all the same.
+//
 // Each rep runs every mode for --steps steps (after 10 warm-up steps), in an
 // order that rotates from rep to rep; the table gives the median ms per step
 // and the ratios. Before timing, each mode trains --check-steps steps from
@@ -26,14 +42,21 @@
 // of hand-written eager's.
 //
 //   mlp_bench [--sizes=small,large] [--reps=7] [--steps=0 (per size)]
-//             [--check-steps=100] [--check-only]
+//             [--check-steps=100] [--check-only] [--device=cpu|cuda]
+//             [--digits=PATH (kDigitsPath)] [--summary=FILE]
+//             --summary appends one line per mode and size to FILE:
+//             "mlp<TAB>size<TAB>mode<TAB>ms/step or -<TAB>note"
 //   mlp_bench --count=eager|autograd|graph|kernel [--sizes=small|large] [--steps=100]
 //             one mode alone (hand-written gradients but autograd), untimed:
 //             instructions per step under callgrind
 //             (scripts/profile_autograd_step.sh, scripts/profile_models.sh)
 //
 // small: 64 -> 128 -> 10, batch 64; large: 64 -> 512 -> 10, batch 256.
-// scripts/models.sh builds and runs it. Exit 0 ok, 1 a check failed, 2 error.
+// scripts/models.sh builds and runs it (scripts/models_gpu.sh on a GPU
+// machine). Exit 0 ok, 1 a check failed, 2 error, 3 some mode could not run
+// on the device (Unimplemented), 77 no data set or no CUDA device (skipped).
+#include "models/mlp_bench.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,6 +68,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "eagervm/eagervm.h"
 #include "models/digits.h"
 #include "models/mlp.h"
@@ -52,22 +76,19 @@
 namespace eagervm::models {
 namespace {
 
-struct Flags {
-  std::vector<std::string> sizes = {"small", "large"};
-  int reps = 7;
-  int steps = 0;
-  int check_steps = 100;
-  bool check_only = false;
-  // --count=eager|autograd|graph|kernel: only that mode (hand-written eager, or eager
-  // autograd), in this process, --steps steps after 10 warm-up steps, no
-  // timing or checks: for instruction counts under callgrind.
-  std::string count;
-  // Internal: the child process of the eager sync mode.
-  bool child = false;
-  int64_t hidden = 0, batch = 0;
-};
+bool ParseDevice(const std::string& v, Device* d) {
+  if (v == "cpu") {
+    *d = Device::Cpu();
+    return true;
+  }
+  if (v == "cuda" || v.rfind("cuda:", 0) == 0) {
+    *d = Device::Cuda(v.size() > 5 ? std::atoi(v.c_str() + 5) : 0);
+    return true;
+  }
+  return false;
+}
 
-bool Parse(int argc, char** argv, Flags* f) {
+bool Parse(int argc, char** argv, MlpBenchFlags* f) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* name, std::string* v) {
@@ -97,20 +118,22 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->hidden = std::atoll(v.c_str());
     } else if (val("--batch", &v)) {
       f->batch = std::atoll(v.c_str());
+    } else if (val("--device", &v)) {
+      if (!ParseDevice(v, &f->device)) {
+        std::fprintf(stderr, "mlp_bench: --device=%s (cpu, cuda, cuda:N)\n", v.c_str());
+        return false;
+      }
+    } else if (val("--digits", &v)) {
+      f->digits = v;
+    } else if (val("--summary", &v)) {
+      f->summary = v;
     } else {
       std::fprintf(stderr, "mlp_bench: unknown flag %s (see the top of mlp_bench.cc)\n", argv[i]);
       return false;
     }
   }
-  return f->reps > 0 && f->steps >= 0 && f->check_steps > 0;
-}
-
-double MsPerStep(MlpTrainer& t, int steps, absl::Status* status) {
-  if (absl::Status s = t.Steps(10, nullptr); !s.ok()) *status = s;  // warm-up
-  const auto t0 = std::chrono::steady_clock::now();
-  if (absl::Status s = t.Steps(steps, nullptr); !s.ok()) *status = s;
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
-         steps;
+  // The child takes --reps=0 (losses only).
+  return f->reps >= (f->child ? 0 : 1) && f->steps >= 0 && f->check_steps > 0;
 }
 
 std::string LoadAvg() {
@@ -120,61 +143,13 @@ std::string LoadAvg() {
   return a + " " + b + " " + c;
 }
 
-// The child of the eager sync mode: its loss curve, then one timed block.
-int Child(const Flags& f, const Digits& d) {
-  MlpConfig c;
-  c.hidden = f.hidden;
-  c.batch = f.batch;
-  absl::StatusOr<std::unique_ptr<MlpTrainer>> t = MakeEagervmTrainer(c, d, /*graph=*/false);
-  if (!t.ok()) return 2;
-  std::vector<float> losses;
-  if (!(*t)->Steps(f.check_steps, &losses).ok()) return 2;
-  std::printf("losses");
-  for (float l : losses) std::printf(" %a", l);
-  absl::Status s;
-  const double ms = MsPerStep(**t, f.steps, &s);
-  if (!s.ok()) return 2;
-  std::printf("\nms %.6f\n", ms);
-  if (std::getenv("MLP_STATS") != nullptr)
-    std::fprintf(stderr, "%s\n", VirtualMachine::Get().GetStats().ToString().c_str());
-  return 0;
-}
-
-// Runs a child with the environment `env` (a mode of the VM); fills
-// `losses` (when not null) and returns ms/step, or a negative number on
-// failure.
-double RunChild(const char* env, const MlpConfig& c, const Flags& f, int steps,
-                std::vector<float>* losses) {
-  const std::string cmd =
-      std::string(env) + " /proc/" + std::to_string(getpid()) +
-      "/exe --child --hidden=" + std::to_string(c.hidden) + " --batch=" + std::to_string(c.batch) +
-      " --steps=" + std::to_string(steps) + " --check-steps=" + std::to_string(f.check_steps);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return -1;
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof(buf), p)) out.append(buf, n);
-  if (pclose(p) != 0) return -1;
-  std::istringstream in(out);
-  std::string word;
-  double ms = -1;
-  while (in >> word) {
-    if (word == "losses") continue;
-    if (word == "ms") {
-      in >> ms;
-      break;
-    }
-    if (losses != nullptr) losses->push_back(std::strtof(word.c_str(), nullptr));
-  }
-  return ms;
-}
-
 enum Mode {
   kKernel,
   kEager,
   kSync,
   kQueued,
   kGraph,
+  kGraphFlat,
   kTorch,
   kEagerAutograd,
   kGraphAutograd,
@@ -182,12 +157,17 @@ enum Mode {
   kModes
 };
 const char* const kModeNames[kModes] = {
-    "kernel time",      "eagervm eager",       "eagervm eager sync",     "eagervm eager queued",
-    "eagervm graph",    "libtorch (1 thread)", "eagervm eager autograd", "eagervm graph autograd",
+    "kernel time",          "eagervm eager",          "eagervm eager sync",
+    "eagervm eager queued", "eagervm graph",          "eagervm graph flat",
+    "libtorch (1 thread)",  "eagervm eager autograd", "eagervm graph autograd",
     "libtorch autograd"};
-constexpr Mode kInProcess[] = {kKernel,        kEager,         kGraph,        kTorch,
-                               kEagerAutograd, kGraphAutograd, kTorchAutograd};
+constexpr Mode kInProcess[] = {kKernel, kEager,         kGraph,         kGraphFlat,
+                               kTorch,  kEagerAutograd, kGraphAutograd, kTorchAutograd};
 bool IsTorch(Mode m) { return m == kTorch || m == kTorchAutograd; }
+const char* ModeName(Mode m, Device dev) {
+  if (m == kTorch && !dev.is_cpu()) return "libtorch cuda";
+  return kModeNames[m];
+}
 // The environment of the modes run in a child process.
 const char* ChildEnv(Mode m) {
   return m == kSync ? "EAGERVM_SYNCHRONOUS=1" : "EAGERVM_DONATE_MAX_BYTES=0";
@@ -199,26 +179,39 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Exit codes by severity: 0 < 3 (a mode left out) < 1 (a check failed) < 2.
+int Worse(int a, int b) {
+  auto rank = [](int rc) { return rc == 3 ? 1 : rc == 1 ? 2 : rc == 0 ? 0 : 3; };
+  return rank(a) >= rank(b) ? a : b;
+}
+
 // Checks one size and times it; returns the exit code.
-int RunSize(const std::string& size, const Flags& f, const Digits& d) {
+int RunSize(const std::string& size, const MlpBenchFlags& f, const Digits& d) {
   MlpConfig c;
+  c.device = f.device;
+  const bool cpu = f.device.is_cpu();
+  const std::string dev = f.device.ToString();
   int steps = f.steps;
   if (size == "small") {
     c.hidden = 128, c.batch = 64;
     if (steps == 0) steps = 400;
   } else if (size == "large") {
     c.hidden = 512, c.batch = 256;
-    if (steps == 0) steps = 60;
+    if (steps == 0) steps = cpu ? 60 : 200;  // a GPU step is short: more of them
   } else {
     std::fprintf(stderr, "mlp_bench: unknown size %s (small, large)\n", size.c_str());
     return 2;
   }
-  std::printf("\n== MLP 64 -> %lld -> 10, batch %lld, lr %g: digits (%lld rows, %lld batches)\n",
+  std::printf("\n== MLP 64 -> %lld -> 10, batch %lld, lr %g: digits (%lld rows, %lld batches)%s\n",
               static_cast<long long>(c.hidden), static_cast<long long>(c.batch), c.lr,
-              static_cast<long long>(d.size()), static_cast<long long>(d.size() / c.batch));
+              static_cast<long long>(d.size()), static_cast<long long>(d.size() / c.batch),
+              cpu ? "" : (" on " + dev).c_str());
   std::unique_ptr<MlpTrainer> t[kModes];
+  std::string left_out[kModes];  // why a mode did not run on this device
   MlpConfig ca = c;
   ca.autograd = true;
+  MlpConfig cf = c;
+  cf.device_graphs = false;
   auto make = [&](Mode m) -> absl::StatusOr<std::unique_ptr<MlpTrainer>> {
     switch (m) {
       case kEagerAutograd:
@@ -233,23 +226,46 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
         return MakeEagervmTrainer(c, d, false);
       case kGraph:
         return MakeEagervmTrainer(c, d, true);
+      case kGraphFlat:
+        return MakeEagervmTrainer(cf, d, true);
       case kTorch:
         return MakeTorchTrainer(c, d);
       default:
         return absl::InternalError("no in-process trainer");
     }
   };
+  // A mode that cannot run (its ops have no kernel on this device:
+  // Unimplemented) or failed: said, and left out; the others go on, so that
+  // one run on a GPU machine shows every mode that works.
+  bool failed = false;
+  auto leave_out = [&](Mode m, const absl::Status& s) {
+    const bool missing = absl::IsUnimplemented(s);
+    std::printf("%s: %s on %s: %s\n", ModeName(m, f.device), missing ? "not run" : "FAILED",
+                dev.c_str(), s.ToString().c_str());
+    left_out[m] = s.ToString();
+    t[m] = nullptr;
+    failed |= !missing;
+  };
   bool have_torch = true;
   for (Mode m : kInProcess) {
+    if (m == kGraphFlat && cpu) continue;  // device_graphs: no effect on the CPU
+    if (m == kKernel && !cpu) {
+      std::printf(
+          "kernel time: skipped on %s (the kernel-time loop calls the CPU kernels directly); the "
+          "nearest to kernel time is eagervm graph (one CUDA graph launch per step): the first "
+          "ratio below is against it\n",
+          dev.c_str());
+      continue;
+    }
     absl::StatusOr<std::unique_ptr<MlpTrainer>> tr = make(m);
     if (IsTorch(m) && absl::IsUnimplemented(tr.status())) {
-      std::printf("(libtorch: %s)\n", tr.status().ToString().c_str());
+      if (have_torch) std::printf("(libtorch: %s)\n", tr.status().ToString().c_str());
       have_torch = false;
       continue;
     }
     if (!tr.ok()) {
-      std::fprintf(stderr, "%s: %s\n", kModeNames[m], tr.status().ToString().c_str());
-      return 2;
+      leave_out(m, tr.status());
+      continue;
     }
     t[m] = *std::move(tr);
   }
@@ -259,123 +275,210 @@ int RunSize(const std::string& size, const Flags& f, const Digits& d) {
   for (Mode m : kInProcess) {
     if (t[m] == nullptr) continue;
     if (absl::Status s = t[m]->Steps(f.check_steps, &curve[m]); !s.ok()) {
-      std::fprintf(stderr, "%s: %s\n", kModeNames[m], s.ToString().c_str());
-      return 2;
+      leave_out(m, s);
+      curve[m].clear();
     }
   }
+  // The children: on the CPU their timed blocks alternate with the other
+  // modes' below; on a device (a process start costs a CUDA context and
+  // cuBLAS) one child per mode gives the curve and every timed block.
+  std::vector<double> ms[kModes];
   for (Mode m : {kSync, kQueued}) {
-    if (RunChild(ChildEnv(m), c, f, 1, &curve[m]) < 0) {
-      std::fprintf(stderr, "%s: the child process failed\n", kModeNames[m]);
-      return 2;
+    const bool timed = !cpu && !f.check_only;
+    ChildResult r = RunMlpChild(ChildEnv(m), c, f, timed ? steps : 1, timed ? f.reps : 1);
+    if (r.rc != 0) {
+      leave_out(m, r.rc == 3 ? absl::UnimplementedError(r.unimplemented)
+                             : absl::InternalError(
+                                   absl::StrCat("the child process failed (exit ", r.rc, ")")));
+      continue;
     }
+    curve[m] = std::move(r.losses);
+    if (timed) ms[m] = std::move(r.ms);
   }
   bool ok = true;
-  for (Mode m : {kGraph, kSync, kQueued, kKernel, kGraphAutograd}) {
+  for (Mode m : {kGraph, kGraphFlat, kSync, kQueued, kKernel, kGraphAutograd}) {
     const Mode ref = m == kGraphAutograd ? kEagerAutograd : kEager;
+    if (curve[m].empty() || curve[ref].empty()) {
+      if (!left_out[m].empty() || !left_out[ref].empty())
+        std::printf("check: %s against %s: not run\n", ModeName(m, f.device), kModeNames[ref]);
+      continue;
+    }
     const bool same = curve[m] == curve[ref];
-    std::printf("check: %s loss curve (%d steps) %s %s's\n", kModeNames[m], f.check_steps,
+    std::printf("check: %s loss curve (%d steps) %s %s's\n", ModeName(m, f.device), f.check_steps,
                 same ? "bitwise equal to" : "DIFFERS from", kModeNames[ref]);
     ok &= same;
   }
   // Autograd's step k is the hand-written trainers' step k + 1: the same
   // arithmetic in another order, so equal to float32 rounding.
   for (Mode m : {kEagerAutograd, kTorchAutograd}) {
-    if (t[m] == nullptr) continue;
     const Mode ref = m == kEagerAutograd ? kEager : kTorch;
-    double worst = 0;
-    for (size_t k = 0; k + 1 < curve[m].size() && k + 1 < curve[ref].size(); ++k) {
-      worst = std::max(worst, std::fabs(double{curve[m][k]} - curve[ref][k + 1]) /
-                                  std::fabs(double{curve[ref][k + 1]}));
-    }
+    if (curve[m].empty() || curve[ref].empty()) continue;
+    const double worst = WorstRelative(curve[m], curve[ref], 1);
     const bool close = worst <= 1e-4;
     std::printf("check: %s loss curve within %.1e (relative, bound 1e-4) of %s's: %s\n",
-                kModeNames[m], worst, kModeNames[ref], close ? "yes" : "NO");
+                ModeName(m, f.device), worst, ModeName(ref, f.device), close ? "yes" : "NO");
     ok &= close;
   }
-  std::printf("check: loss at step 0 %.5f, step %d %.5f\n", curve[kEager].front(),
-              f.check_steps - 1, curve[kEager].back());
-  float eager_loss = 0, eager_acc = 0;
-  if (absl::Status s = t[kEager]->Evaluate(&eager_loss, &eager_acc); !s.ok()) {
-    std::fprintf(stderr, "evaluate: %s\n", s.ToString().c_str());
-    return 2;
+  if (!curve[kEager].empty()) {
+    std::printf("check: loss at step 0 %.5f, step %d %.5f\n", curve[kEager].front(),
+                f.check_steps - 1, curve[kEager].back());
   }
-  std::printf("check: whole data set after %d steps: eagervm eager loss %.5f accuracy %.2f%%\n",
-              f.check_steps, eager_loss, 100 * eager_acc);
-  // libtorch against eagervm after as many steps: hand-written against
-  // eager, autograd against eager autograd (one step further).
+  // The whole data set after as many steps: libtorch against eagervm,
+  // hand-written against eager, autograd against eager autograd (one step
+  // further).
   float ref_loss[kModes] = {}, ref_acc[kModes] = {};
-  ref_loss[kEager] = eager_loss, ref_acc[kEager] = eager_acc;
-  for (Mode m : {kEagerAutograd, kTorch, kTorchAutograd}) {
-    if (t[m] == nullptr) continue;
-    float loss = 0, acc = 0;
-    (void)t[m]->Evaluate(&loss, &acc);
-    ref_loss[m] = loss, ref_acc[m] = acc;
-    if (m == kEagerAutograd) continue;
+  bool evaluated[kModes] = {};
+  for (Mode m : {kEager, kEagerAutograd, kTorch, kTorchAutograd}) {
+    if (t[m] == nullptr || curve[m].empty()) continue;
+    absl::Status s = t[m]->Evaluate(&ref_loss[m], &ref_acc[m]);
+    if (absl::IsUnimplemented(s)) {
+      std::printf("check: %s: no evaluation on %s: %s\n", ModeName(m, f.device), dev.c_str(),
+                  s.ToString().c_str());
+      continue;
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "evaluate: %s\n", s.ToString().c_str());
+      return 2;
+    }
+    evaluated[m] = true;
+  }
+  if (evaluated[kEager]) {
+    std::printf("check: whole data set after %d steps: eagervm eager loss %.5f accuracy %.2f%%\n",
+                f.check_steps, ref_loss[kEager], 100 * ref_acc[kEager]);
+  }
+  for (Mode m : {kTorch, kTorchAutograd}) {
     const Mode ref = m == kTorch ? kEager : kEagerAutograd;
-    const bool close = std::fabs(loss - ref_loss[ref]) <= 0.01f * std::fabs(loss) &&
-                       std::fabs(acc - ref_acc[ref]) <= 0.01f;
+    if (!evaluated[m] || !evaluated[ref]) continue;
+    const bool close = WithinBand(ref_loss[m], ref_acc[m], ref_loss[ref], ref_acc[ref]);
     std::printf(
         "check: %s: loss %.5f accuracy %.2f%%, %s's %.5f %.2f%% (band: 1%% of the loss, 1 point "
         "of accuracy): %s\n",
-        kModeNames[m], loss, 100 * acc, kModeNames[ref], ref_loss[ref], 100 * ref_acc[ref],
-        close ? "within" : "OUTSIDE");
+        ModeName(m, f.device), ref_loss[m], 100 * ref_acc[m], kModeNames[ref], ref_loss[ref],
+        100 * ref_acc[ref], close ? "within" : "OUTSIDE");
     ok &= close;
   }
-  if (!ok) return 1;
-  if (f.check_only) return 0;
+  if (!cpu) {
+    if (!curve[kEager].empty()) PrintCheckpoints(kModeNames[kEager], dev, curve[kEager], 0);
+    if (!curve[kEagerAutograd].empty())  // its step k is the hand-written step k + 1
+      PrintCheckpoints(kModeNames[kEagerAutograd], dev, curve[kEagerAutograd], 1);
+    if (!curve[kEager].empty()) {
+      ok &= CheckAgainstCpu(c, f, d, curve[kEager], evaluated[kEager], ref_loss[kEager],
+                            ref_acc[kEager]);
+    }
+    if (!curve[kEagerAutograd].empty()) {
+      ok &= CheckAgainstCpu(ca, f, d, curve[kEagerAutograd], evaluated[kEagerAutograd],
+                            ref_loss[kEagerAutograd], ref_acc[kEagerAutograd]);
+    }
+  }
+  bool any_left_out = false;
+  for (const std::string& why : left_out) any_left_out |= !why.empty();
+  auto summary = [&](const double* med) {
+    if (f.summary.empty()) return;
+    FILE* out = std::fopen(f.summary.c_str(), "a");
+    if (out == nullptr) return;
+    const std::string label =
+        size + " (h" + std::to_string(c.hidden) + ", b" + std::to_string(c.batch) + ")";
+    for (int i = 0; i < kModes; ++i) {
+      const Mode m = static_cast<Mode>(i);
+      if (med != nullptr && !ms[m].empty()) {
+        std::fprintf(out, "mlp\t%s\t%s (%s)\t%.4f\t\n", label.c_str(), ModeName(m, f.device),
+                     dev.c_str(), med[m]);
+      } else if (!left_out[m].empty()) {
+        std::fprintf(out, "mlp\t%s\t%s (%s)\t-\t%s\n", label.c_str(), ModeName(m, f.device),
+                     dev.c_str(), left_out[m].substr(0, 160).c_str());
+      }
+    }
+    std::fclose(out);
+  };
+  const int done = failed ? 2 : !ok ? 1 : any_left_out ? 3 : 0;
+  if (t[kEager] == nullptr && t[kEagerAutograd] == nullptr && t[kGraph] == nullptr) {
+    std::printf("no eagervm mode ran on %s: nothing to time\n", dev.c_str());
+    summary(nullptr);
+    return Worse(done, 3);
+  }
+  // A failed check ends the run on the CPU; on a device (a GPU machine is
+  // borrowed for one run) the modes are timed all the same, and it exits 1.
+  if (f.check_only || (!ok && cpu)) {
+    summary(nullptr);
+    return done;
+  }
+  if (!ok) std::printf("a check FAILED: timing all the same (exit 1)\n");
 
   // Timing, alternating.
-  std::vector<double> ms[kModes];
   const std::string load_before = LoadAvg();
   for (int rep = 0; rep < f.reps; ++rep) {
     for (int i = 0; i < kModes; ++i) {
       const Mode m = static_cast<Mode>((i + rep) % kModes);
       if (m == kSync || m == kQueued) {
-        const double v = RunChild(ChildEnv(m), c, f, steps, nullptr);
-        if (v < 0) return 2;
-        ms[m].push_back(v);
+        if (!cpu || !left_out[m].empty()) continue;  // timed by its one child above
+        const ChildResult r = RunMlpChild(ChildEnv(m), c, f, steps, 1);
+        if (r.rc != 0) return 2;
+        ms[m].push_back(r.ms[0]);
         continue;
       }
       if (t[m] == nullptr) continue;
       absl::Status s;
       ms[m].push_back(MsPerStep(*t[m], steps, &s));
       if (!s.ok()) {
-        std::fprintf(stderr, "%s: %s\n", kModeNames[m], s.ToString().c_str());
+        std::fprintf(stderr, "%s: %s\n", ModeName(m, f.device), s.ToString().c_str());
         return 2;
       }
     }
   }
   double med[kModes];
   for (int m = 0; m < kModes; ++m) med[m] = Median(ms[m]);
-  std::printf("%d reps x %d steps per mode, alternating; load average %s (before), %s (after)\n",
-              f.reps, steps, load_before.c_str(), LoadAvg().c_str());
-  std::printf("%-22s %9s %10s %10s %10s\n", "mode", "ms/step", "vs kernel", "vs torch", "vs sync");
+  // The first ratio: against the kernel-time loop on the CPU, against the
+  // graph (CUDA graph replay) on a device.
+  const Mode base = cpu ? kKernel : kGraph;
+  std::printf("%d reps x %d steps per mode, alternating%s; load average %s (before), %s (after)\n",
+              f.reps, steps, cpu ? "" : " (the children: their reps in one process)",
+              load_before.c_str(), LoadAvg().c_str());
+  std::printf("%-22s %9s %10s %10s %10s\n", "mode", "ms/step", cpu ? "vs kernel" : "vs graph",
+              "vs torch", "vs sync");
+  auto ratio = [&](int m, Mode ref) {
+    if (ms[ref].empty())
+      std::printf(" %10s", "-");
+    else
+      std::printf(" %9.2fx", med[m] / med[ref]);
+  };
   for (int m = 0; m < kModes; ++m) {
     if (ms[m].empty()) continue;
-    std::printf("%-22s %9.4f %9.2fx", kModeNames[m], med[m], med[m] / med[kKernel]);
+    std::printf("%-22s %9.4f", ModeName(static_cast<Mode>(m), f.device), med[m]);
+    ratio(m, base);
     if (have_torch)
       std::printf(" %9.2fx", med[m] / med[kTorch]);
     else
       std::printf(" %10s", "-");
-    std::printf(" %9.2fx\n", med[m] / med[kSync]);
+    ratio(m, kSync);
+    std::printf("\n");
   }
-  std::printf("autograd vs hand-written gradients: eagervm eager %.2fx, eagervm graph %.2fx",
-              med[kEagerAutograd] / med[kEager], med[kGraphAutograd] / med[kGraph]);
-  if (have_torch) {
-    std::printf(", libtorch %.2fx; eagervm eager autograd vs libtorch autograd %.2fx",
-                med[kTorchAutograd] / med[kTorch], med[kEagerAutograd] / med[kTorchAutograd]);
+  if (!ms[kEagerAutograd].empty() && !ms[kEager].empty() && !ms[kGraphAutograd].empty() &&
+      !ms[kGraph].empty()) {
+    std::printf("autograd vs hand-written gradients: eagervm eager %.2fx, eagervm graph %.2fx",
+                med[kEagerAutograd] / med[kEager], med[kGraphAutograd] / med[kGraph]);
+    if (have_torch) {
+      std::printf(", libtorch %.2fx; eagervm eager autograd vs libtorch autograd %.2fx",
+                  med[kTorchAutograd] / med[kTorch], med[kEagerAutograd] / med[kTorchAutograd]);
+    }
+    std::printf("\n");
   }
-  std::printf("\n");
-  return 0;
+  if (!cpu) {
+    for (Mode m : {kGraph, kGraphFlat, kGraphAutograd}) {
+      if (t[m] != nullptr) std::printf("%s: %s\n", ModeName(m, f.device), t[m]->Notes().c_str());
+    }
+  }
+  summary(med);
+  return done;
 }
 
 }  // namespace
 // --count: one mode alone, for callgrind (instructions per step).
-int Count(const Flags& f, const Digits& d) {
+int Count(const MlpBenchFlags& f, const Digits& d) {
   MlpConfig c;
   const bool large = !f.sizes.empty() && f.sizes[0] == "large";
   c.hidden = large ? 512 : 128;
   c.batch = large ? 256 : 64;
+  c.device = f.device;
   c.autograd = f.count == "autograd";
   if (!c.autograd && f.count != "eager" && f.count != "graph" && f.count != "kernel") {
     std::fprintf(stderr, "mlp_bench: --count=%s (eager, autograd, graph, kernel)\n",
@@ -407,16 +510,23 @@ int Count(const Flags& f, const Digits& d) {
 
 int main(int argc, char** argv) {
   using namespace eagervm::models;
-  Flags f;
+  MlpBenchFlags f;
   if (!Parse(argc, argv, &f)) return 2;
-  absl::StatusOr<Digits> d = LoadDigits();
+  if (!f.device.is_cpu() && eagervm::CudaDeviceCount() <= f.device.index()) {
+    std::fprintf(stderr,
+                 "mlp_bench: --device=%s: no such CUDA device here (CudaDeviceCount() is %d: no "
+                 "GPU, no driver, or built without the CUDA backend); skipped\n",
+                 f.device.ToString().c_str(), eagervm::CudaDeviceCount());
+    return 77;
+  }
+  absl::StatusOr<Digits> d = LoadDigits(f.digits);
   if (!d.ok()) {
     std::fprintf(stderr, "%s\n", d.status().ToString().c_str());
     return absl::IsNotFound(d.status()) ? 77 : 2;  // 77: skipped (ctest SKIP_RETURN_CODE)
   }
-  if (f.child) return Child(f, *d);
+  if (f.child) return MlpChild(f, *d);
   if (!f.count.empty()) return Count(f, *d);
   int rc = 0;
-  for (const std::string& s : f.sizes) rc = std::max(rc, RunSize(s, f, *d));
+  for (const std::string& s : f.sizes) rc = Worse(rc, RunSize(s, f, *d));
   return rc;
 }

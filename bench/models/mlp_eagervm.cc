@@ -1,8 +1,11 @@
-// The MLP through eagervm's public API, eagerly or as a captured Graph.
+// The MLP through eagervm's public API, eagerly or as a captured Graph, on
+// the CPU or a CUDA device (MlpConfig::device: the same code, the tensors
+// made there).
 #include <cstdlib>
 #include <optional>
 #include <string_view>
 
+#include "absl/strings/str_cat.h"
 #include "eagervm/eagervm.h"
 #include "models/mlp.h"
 
@@ -58,22 +61,24 @@ class EagervmTrainer final : public MlpTrainer {
   EagervmTrainer(const MlpConfig& c, const Digits& d) : c_(c) {
     const MlpParams init = InitialParams(c);
     const int64_t h = c.hidden, in = Digits::kPixels, out = Digits::kClasses;
-    p_ = {FromVector(init.w1, {in, h}), FromVector(init.b1, {1, h}), FromVector(init.w2, {h, out}),
-          FromVector(init.b2, {1, out})};
+    const Device dev = c.device;
+    p_ = {FromVector(init.w1, {in, h}, dev), FromVector(init.b1, {1, h}, dev),
+          FromVector(init.w2, {h, out}, dev), FromVector(init.b2, {1, out}, dev)};
     if (c.autograd) {
       for (Tensor* t : {&p_.w1, &p_.b1, &p_.w2, &p_.b2}) (void)t->RequiresGrad();
       sgd_.emplace(std::vector<Tensor>{p_.w1, p_.b1, p_.w2, p_.b2}, c.lr);
     }
-    zero_ = Zeros({1, 1}, DType::kFloat32);
+    zero_ = Zeros({1, 1}, DType::kFloat32, dev);
     for (int64_t start = 0; start + c.batch <= d.size(); start += c.batch) {
       x_.push_back(FromVector<float>(
           absl::MakeConstSpan(d.images.data() + start * in, static_cast<size_t>(c.batch * in)),
-          {c.batch, in}));
+          {c.batch, in}, dev));
       y_.push_back(FromVector<int64_t>(
-          absl::MakeConstSpan(d.labels.data() + start, static_cast<size_t>(c.batch)), {c.batch}));
+          absl::MakeConstSpan(d.labels.data() + start, static_cast<size_t>(c.batch)), {c.batch},
+          dev));
     }
-    x_all_ = FromVector(d.images, {d.size(), in});
-    y_all_ = FromVector(d.labels, {d.size()});
+    x_all_ = FromVector(d.images, {d.size(), in}, dev);
+    y_all_ = FromVector(d.labels, {d.size()}, dev);
   }
 
   absl::Status Capture() {
@@ -81,6 +86,7 @@ class EagervmTrainer final : public MlpTrainer {
     GraphOptions options;
     const char* fuse = std::getenv("MLP_GRAPH_FUSE");
     options.fuse = fuse == nullptr || std::string_view(fuse) != "0";
+    options.device_graphs = c_.device_graphs;
     absl::StatusOr<Graph> g = Graph::Capture(
         {x_[0].meta(), y_[0].meta()},
         [this](const std::vector<Tensor>& in) { return std::vector<Tensor>{Step(in[0], in[1])}; },
@@ -112,6 +118,14 @@ class EagervmTrainer final : public MlpTrainer {
       losses->push_back(*v);
     }
     return Sync();
+  }
+
+  std::string Notes() const override {
+    if (!graph_) return {};
+    const GraphStats st = graph_->GetStats();
+    return absl::StrCat(st.runs, " runs, ", st.nodes, " nodes per run, ", st.segments,
+                        " segments; ", st.device_graph_runs, " segments replayed as CUDA graphs, ",
+                        st.device_graph_fallbacks, " recordings failed");
   }
 
   absl::Status Evaluate(float* loss, float* accuracy) override {

@@ -152,6 +152,10 @@ class KernelTrainer final : public MlpTrainer {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeKernelTrainer(const MlpConfig& c, const Digits& d) {
+  if (!c.device.is_cpu()) {
+    return absl::UnimplementedError(
+        "the kernel-time loop calls the registered CPU kernels on host buffers: CPU only");
+  }
   return std::unique_ptr<MlpTrainer>(std::make_unique<KernelTrainer>(c, d));
 }
 

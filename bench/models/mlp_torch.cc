@@ -1,5 +1,7 @@
 // The MLP in libtorch's C++ API, the same program as mlp_eagervm.cc: the
-// same hand-written gradients, in-place SGD updates, one intra-op thread.
+// same hand-written gradients, in-place SGD updates, one intra-op thread; on
+// MlpConfig::device (CUDA only where this libtorch was built with it).
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "models/mlp.h"
@@ -9,26 +11,30 @@ namespace {
 
 class TorchTrainer final : public MlpTrainer {
  public:
-  TorchTrainer(const MlpConfig& c, const Digits& d) : c_(c) {
+  TorchTrainer(const MlpConfig& c, const Digits& d)
+      : c_(c),
+        device_(c.device.is_cpu() ? torch::Device(torch::kCPU)
+                                  : torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(
+                                                                    c.device.index()))) {
     torch::set_num_threads(1);
     const MlpParams init = InitialParams(c);
     const int64_t h = c.hidden, in = Digits::kPixels, out = Digits::kClasses;
     auto f = torch::TensorOptions().dtype(torch::kFloat32);
     auto vec = [&](const std::vector<float>& v, std::vector<int64_t> shape) {
-      return torch::from_blob(const_cast<float*>(v.data()), shape, f).clone();
+      return torch::from_blob(const_cast<float*>(v.data()), shape, f).to(device_, false, true);
     };
     w1_ = vec(init.w1, {in, h});
     b1_ = vec(init.b1, {1, h});
     w2_ = vec(init.w2, {h, out});
     b2_ = vec(init.b2, {1, out});
     x_all_ = vec(d.images, {d.size(), in});
-    y_all_ =
-        torch::from_blob(const_cast<int64_t*>(d.labels.data()), {d.size()}, torch::kInt64).clone();
+    y_all_ = torch::from_blob(const_cast<int64_t*>(d.labels.data()), {d.size()}, torch::kInt64)
+                 .to(device_, false, true);
     for (int64_t start = 0; start + c.batch <= d.size(); start += c.batch) {
       x_.push_back(x_all_.slice(0, start, start + c.batch).clone());
       y_.push_back(y_all_.slice(0, start, start + c.batch).clone());
     }
-    zero_ = torch::zeros({1, 1}, f);
+    zero_ = torch::zeros({1, 1}, f.device(device_));
   }
 
   absl::Status Steps(int n, std::vector<float>* losses) override {
@@ -60,6 +66,7 @@ class TorchTrainer final : public MlpTrainer {
       if (losses != nullptr) kept.push_back(loss);
     }
     for (const torch::Tensor& l : kept) losses->push_back(l.item<float>());
+    Synchronize();
     return absl::OkStatus();
   }
 
@@ -90,10 +97,17 @@ class TorchTrainer final : public MlpTrainer {
       if (losses != nullptr) kept.push_back(loss.detach());
     }
     for (const torch::Tensor& l : kept) losses->push_back(l.item<float>());
+    Synchronize();
     return absl::OkStatus();
   }
 
+  // Steps() returns when the device has finished them, as eagervm's Sync().
+  void Synchronize() const {
+    if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
+  }
+
   MlpConfig c_;
+  torch::Device device_;
   std::unique_ptr<torch::optim::SGD> sgd_;
   torch::Tensor w1_, b1_, w2_, b2_, zero_, x_all_, y_all_;
   std::vector<torch::Tensor> x_, y_;
@@ -103,6 +117,9 @@ class TorchTrainer final : public MlpTrainer {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MlpTrainer>> MakeTorchTrainer(const MlpConfig& c, const Digits& d) {
+  if (!c.device.is_cpu() && !torch::cuda::is_available()) {
+    return absl::UnimplementedError("this libtorch has no CUDA (a CPU-only build, or no GPU)");
+  }
   auto t = std::make_unique<TorchTrainer>(c, d);
   if (c.autograd) {  // one step, as the eagervm autograd trainers take
     if (absl::Status s = t->Steps(1, nullptr); !s.ok()) return s;

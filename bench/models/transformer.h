@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "eagervm/device.h"
 
 namespace eagervm::models {
 
@@ -35,6 +36,10 @@ struct LmConfig {
   double lr = 3e-3;  // Adam
   uint64_t seed = 1;
   int64_t batches = 64;  // distinct batches, cycled
+  // Where the parameters, the batches and every op live. On Device::Cuda(0)
+  // a trainer whose ops lack CUDA kernels fails with their Unimplemented
+  // status when made or at its first step.
+  Device device = Device::Cpu();
 };
 
 // The corpus as token ids, and its vocabulary (id -> byte).
@@ -83,12 +88,13 @@ class LmTrainer {
                                 std::vector<int64_t>* out) = 0;
 };
 
-// eagervm eagerly (the VM's mode is the process's), or (`graph`) with the
+// eagervm on c.device, eagerly (the VM's mode is the process's), or (`graph`) with the
 // training step and the inference forward captured as Graphs: one step runs
 // eagerly first (autograd's rule: every grad() must exist before capture).
 absl::StatusOr<std::unique_ptr<LmTrainer>> MakeEagervmLm(const LmConfig& c, const Corpus& corpus,
                                                          bool graph);
-// libtorch on one thread; Unimplemented when built without it.
+// libtorch on one thread; Unimplemented when built without it, and on a
+// device other than the CPU.
 absl::StatusOr<std::unique_ptr<LmTrainer>> MakeTorchLm(const LmConfig& c, const Corpus& corpus);
 
 }  // namespace eagervm::models

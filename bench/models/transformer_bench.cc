@@ -18,12 +18,25 @@
 // in an order that rotates from rep to rep, and greedy generation of --gen
 // characters (tokens/s; eager and graph must generate the same text).
 //
+// With --device=cuda eager, graph and eager sync run on Device::Cuda(0)
+// (libtorch's transformer stays on the CPU and is left out). The kernel
+// time is then the compute slices of eager sync's trace, where each op
+// instruction launches its kernel and waits for the device: an upper bound
+// of the kernels' time (launch and wait included). Before timing, the device
+// is also checked against the CPU: eagervm eager trained on the CPU from the
+// same parameters, final loss (mean of the last 10 steps) within 1%. A mode
+// whose ops lack CUDA kernels prints their Unimplemented status; without
+// eager and graph there is nothing to compare or time (exit 3).
+//
 //   transformer_bench [--corpus=/usr/share/common-licenses/GPL-3]
 //       [--check-steps=200] [--steps=5] [--reps=3] [--gen=16] [--batch=4]
-//       [--check-only]
+//       [--check-only] [--device=cpu|cuda] [--summary=FILE]
+//   --summary appends one line per mode to FILE:
+//   "transformer<TAB>config<TAB>mode<TAB>ms/step or -<TAB>note"
 //
-// scripts/models.sh builds and runs it. Exit 0 ok, 1 a check failed, 2
-// error, 77 no corpus (skipped).
+// scripts/models.sh builds and runs it (scripts/models_gpu.sh on a GPU
+// machine). Exit 0 ok, 1 a check failed, 2 error, 3 a mode could not run on
+// the device (Unimplemented), 77 no corpus or no CUDA device (skipped).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -49,7 +62,9 @@ struct Flags {
   int gen = 16;
   int64_t batch = 4;
   bool check_only = false;
-  bool child = false;  // internal: the eager sync mode's process
+  Device device = Device::Cpu();
+  std::string summary;  // --summary=FILE: one line per mode appended
+  bool child = false;   // internal: the eager sync mode's process
 };
 
 bool Parse(int argc, char** argv, Flags* f) {
@@ -78,6 +93,17 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->gen = std::atoi(v.c_str());
     } else if (val("--batch", &v)) {
       f->batch = std::atoll(v.c_str());
+    } else if (val("--device", &v)) {
+      if (v == "cpu") {
+        f->device = Device::Cpu();
+      } else if (v == "cuda" || v.rfind("cuda:", 0) == 0) {
+        f->device = Device::Cuda(v.size() > 5 ? std::atoi(v.c_str() + 5) : 0);
+      } else {
+        std::fprintf(stderr, "transformer_bench: --device=%s (cpu, cuda, cuda:N)\n", v.c_str());
+        return false;
+      }
+    } else if (val("--summary", &v)) {
+      f->summary = v;
     } else {
       std::fprintf(stderr, "transformer_bench: unknown flag %s (see its top comment)\n", argv[i]);
       return false;
@@ -133,6 +159,7 @@ double KernelMsInTrace(const std::string& path) {
 LmConfig Config(const Flags& f) {
   LmConfig c;
   c.batch = f.batch;
+  c.device = f.device;
   return c;
 }
 
@@ -140,10 +167,16 @@ LmConfig Config(const Flags& f) {
 // from a trace of the same number of steps.
 int Child(const Flags& f, const Corpus& corpus) {
   absl::StatusOr<std::unique_ptr<LmTrainer>> t = MakeEagervmLm(Config(f), corpus, false);
-  if (!t.ok()) return 2;
+  if (!t.ok()) {
+    std::fprintf(stderr, "eager sync: %s\n", t.status().ToString().c_str());
+    return 2;
+  }
   absl::Status s;
   const double ms = MsPerStep(**t, f.steps, &s);
-  if (!s.ok()) return 2;
+  if (!s.ok()) {
+    std::fprintf(stderr, "eager sync: %s\n", s.ToString().c_str());
+    return 2;
+  }
   const std::string path = "/tmp/transformer_bench." + std::to_string(getpid()) + ".json";
   if (!StartTrace().ok()) return 2;
   s = (*t)->Steps(f.steps, nullptr);
@@ -155,10 +188,10 @@ int Child(const Flags& f, const Corpus& corpus) {
 }
 
 bool RunChild(const Flags& f, double* ms, double* kernel_ms) {
-  const std::string cmd = "EAGERVM_SYNCHRONOUS=1 /proc/" + std::to_string(getpid()) +
-                          "/exe --child --corpus=" + f.corpus +
-                          " --steps=" + std::to_string(f.steps) +
-                          " --batch=" + std::to_string(f.batch);
+  const std::string cmd =
+      "EAGERVM_SYNCHRONOUS=1 /proc/" + std::to_string(getpid()) +
+      "/exe --child --corpus=" + f.corpus + " --steps=" + std::to_string(f.steps) +
+      " --batch=" + std::to_string(f.batch) + " --device=" + f.device.ToString();
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return false;
   const bool read = std::fscanf(p, "ms %lf kernel %lf", ms, kernel_ms) == 2;
@@ -175,16 +208,82 @@ enum Mode { kEager, kGraph, kTorch, kTrainers, kSync = kTrainers, kKernel, kMode
 const char* const kModeNames[kModes] = {"eagervm eager", "eagervm graph", "libtorch (1 thread)",
                                         "eagervm eager sync", "kernel time"};
 
+double TailMean(const std::vector<float>& v) {
+  double s = 0;
+  for (size_t i = v.size() - 10; i < v.size(); ++i) s += v[i];
+  return s / 10;
+}
+
+// The device against the CPU: eagervm eager trained on the CPU from the same
+// parameters on the same batches; the final loss (mean of the last 10
+// steps) within 1% of the device's. Prints the check; false if it failed.
+bool CheckAgainstCpu(const Flags& f, const Corpus& corpus, const std::vector<float>& curve) {
+  LmConfig cc = Config(f);
+  cc.device = Device::Cpu();
+  absl::StatusOr<std::unique_ptr<LmTrainer>> t = MakeEagervmLm(cc, corpus, false);
+  std::vector<float> cpu;
+  absl::Status s = t.status();
+  if (s.ok()) s = (*t)->Steps(f.check_steps, &cpu);
+  if (!s.ok()) {
+    std::fprintf(stderr, "eagervm eager on the CPU: %s\n", s.ToString().c_str());
+    return false;
+  }
+  double worst = 0;
+  for (size_t k = 0; k < cpu.size() && k < curve.size(); ++k)
+    worst = std::max(worst, std::fabs(double{curve[k]} - cpu[k]) / std::fabs(double{cpu[k]}));
+  const double here = TailMean(curve), there = TailMean(cpu);
+  const bool close = std::fabs(here - there) <= 0.01 * there;
+  std::printf(
+      "check: eagervm eager on %s: final loss (mean of the last 10 steps) %.4f, on the CPU %.4f "
+      "(band 1%%): %s; the curves differ by at most %.1e (relative)\n",
+      f.device.ToString().c_str(), here, there, close ? "within" : "OUTSIDE", worst);
+  return close;
+}
+
 int Run(const Flags& f, const Corpus& corpus) {
   const LmConfig c = Config(f);
+  const bool cpu = f.device.is_cpu();
+  const std::string dev = f.device.ToString();
   std::printf(
       "\n== transformer LM: %lld layers, d %lld, %lld heads, context %lld, batch %lld, Adam lr "
-      "%g; %s (%zu characters, vocabulary %zu)\n",
+      "%g; %s (%zu characters, vocabulary %zu)%s\n",
       static_cast<long long>(c.layers), static_cast<long long>(c.d),
       static_cast<long long>(c.heads), static_cast<long long>(c.context),
       static_cast<long long>(c.batch), c.lr, corpus.path.c_str(), corpus.ids.size(),
-      corpus.vocab.size());
+      corpus.vocab.size(), cpu ? "" : (" on " + dev).c_str());
   std::unique_ptr<LmTrainer> t[kTrainers];
+  std::string left_out[kModes];  // why a mode did not run on this device
+  bool failed = false;
+  // A mode that cannot run (Unimplemented: its ops have no kernel on this
+  // device) or failed: said, and left out.
+  auto leave_out = [&](Mode m, const absl::Status& s) {
+    const bool missing = absl::IsUnimplemented(s);
+    std::printf("%s: %s on %s: %s\n", kModeNames[m], missing ? "not run" : "FAILED", dev.c_str(),
+                s.ToString().c_str());
+    left_out[m] = s.ToString();
+    if (m < kTrainers) t[m] = nullptr;
+    failed |= !missing;
+  };
+  auto summary = [&](const double* med) {
+    if (f.summary.empty()) return;
+    FILE* out = std::fopen(f.summary.c_str(), "a");
+    if (out == nullptr) return;
+    const std::string label = "d" + std::to_string(c.d) + " x" + std::to_string(c.layers) +
+                              ", ctx " + std::to_string(c.context) + ", b" +
+                              std::to_string(c.batch);
+    for (int m = 0; m < kModes; ++m) {
+      if (m == kTorch && !cpu) continue;
+      if (med != nullptr && !std::isnan(med[m])) {
+        std::fprintf(out, "transformer\t%s\t%s (%s)\t%.3f\t%s\n", label.c_str(), kModeNames[m],
+                     dev.c_str(), med[m],
+                     m == kKernel && !cpu ? "upper bound: launch + wait per op" : "");
+      } else if (!left_out[m].empty()) {
+        std::fprintf(out, "transformer\t%s\t%s (%s)\t-\t%s\n", label.c_str(), kModeNames[m],
+                     dev.c_str(), left_out[m].substr(0, 160).c_str());
+      }
+    }
+    std::fclose(out);
+  };
   for (Mode m : {kEager, kGraph, kTorch}) {
     absl::StatusOr<std::unique_ptr<LmTrainer>> tr =
         m == kTorch ? MakeTorchLm(c, corpus) : MakeEagervmLm(c, corpus, m == kGraph);
@@ -193,8 +292,8 @@ int Run(const Flags& f, const Corpus& corpus) {
       continue;
     }
     if (!tr.ok()) {
-      std::fprintf(stderr, "%s: %s\n", kModeNames[m], tr.status().ToString().c_str());
-      return 2;
+      leave_out(m, tr.status());
+      continue;
     }
     t[m] = *std::move(tr);
   }
@@ -207,10 +306,18 @@ int Run(const Flags& f, const Corpus& corpus) {
     const auto t0 = Clock::now();
     const int n = f.check_steps - static_cast<int>(t[m]->steps_done());
     if (absl::Status s = t[m]->Steps(n, &curve[m]); !s.ok()) {
-      std::fprintf(stderr, "%s: %s\n", kModeNames[m], s.ToString().c_str());
-      return 2;
+      leave_out(m, s);
+      continue;
     }
     train_ms[m] = MsSince(t0);
+  }
+  if (t[kEager] == nullptr || t[kGraph] == nullptr) {
+    // The sync child would fail as eager did.
+    if (!left_out[kEager].empty()) left_out[kSync] = left_out[kKernel] = left_out[kEager];
+    std::printf("eagervm eager or graph did not run on %s: nothing to compare or time\n",
+                dev.c_str());
+    summary(nullptr);
+    return failed ? 2 : 3;
   }
   const bool have_torch = t[kTorch] != nullptr;
   std::printf("loss curve (step: eager graph%s)\n", have_torch ? " libtorch" : "");
@@ -222,14 +329,9 @@ int Run(const Flags& f, const Corpus& corpus) {
   bool ok = curve[kGraph] == curve[kEager];
   std::printf("check: graph loss curve (%d steps) %s eager's\n", f.check_steps,
               ok ? "bitwise equal to" : "DIFFERS from");
-  auto tail_mean = [](const std::vector<float>& v) {
-    double s = 0;
-    for (size_t i = v.size() - 10; i < v.size(); ++i) s += v[i];
-    return s / 10;
-  };
-  const double eager_final = tail_mean(curve[kEager]);
+  const double eager_final = TailMean(curve[kEager]);
   if (have_torch) {
-    const double torch_final = tail_mean(curve[kTorch]);
+    const double torch_final = TailMean(curve[kTorch]);
     const bool close = std::fabs(eager_final - torch_final) <= 0.02 * torch_final;
     std::printf(
         "check: final loss (mean of the last 10 steps) eagervm %.4f, libtorch %.4f (band 2%%): "
@@ -237,6 +339,7 @@ int Run(const Flags& f, const Corpus& corpus) {
         eager_final, torch_final, close ? "within" : "OUTSIDE");
     ok &= close;
   }
+  if (!cpu) ok &= CheckAgainstCpu(f, corpus, curve[kEager]);
   std::printf(
       "training wall time (%d steps, with the loss read back): eager %.0f ms, graph %.0f ms",
       f.check_steps, train_ms[kEager], train_ms[kGraph]);
@@ -258,8 +361,13 @@ int Run(const Flags& f, const Corpus& corpus) {
   std::printf("check: graph generates %s eager's text: \"%s\"\n",
               text[kGraph] == text[kEager] ? "the same as" : "DIFFERENT text from", sample.c_str());
   ok &= text[kGraph] == text[kEager];
-  if (!ok) return 1;
-  if (f.check_only) return 0;
+  // A failed check ends the run on the CPU; on a device (a GPU machine is
+  // borrowed for one run) the modes are timed all the same, and it exits 1.
+  if (f.check_only || (!ok && cpu)) {
+    summary(nullptr);
+    return ok ? 0 : 1;
+  }
+  if (!ok) std::printf("a check FAILED: timing all the same (exit 1)\n");
 
   std::vector<double> ms[kModes], gen_ms[kTrainers];
   const std::string load_before = LoadAvg();
@@ -291,13 +399,24 @@ int Run(const Flags& f, const Corpus& corpus) {
   }
   double med[kModes];
   for (int m = 0; m < kModes; ++m) med[m] = Median(ms[m]);
+  if (!(med[kKernel] > 0)) med[kKernel] = NAN;  // a trace without compute slices
   std::printf("%d reps x %d steps per mode, alternating; load average %s (before), %s (after)\n",
               f.reps, f.steps, load_before.c_str(), LoadAvg().c_str());
+  if (!cpu) {
+    std::printf(
+        "kernel time on %s: eager sync's op instructions in its trace, each a launch and a wait "
+        "for the device: an upper bound of the kernels' time\n",
+        dev.c_str());
+  }
   std::printf("%-22s %9s %10s %10s %10s %12s\n", "mode", "ms/step", "vs kernel", "vs torch",
               "vs sync", "gen tok/s");
   for (int m = 0; m < kModes; ++m) {
-    if (ms[m].empty()) continue;
-    std::printf("%-22s %9.3f %9.2fx", kModeNames[m], med[m], med[m] / med[kKernel]);
+    if (ms[m].empty() || std::isnan(med[m])) continue;
+    std::printf("%-22s %9.3f", kModeNames[m], med[m]);
+    if (std::isnan(med[kKernel]))
+      std::printf(" %10s", "-");
+    else
+      std::printf(" %9.2fx", med[m] / med[kKernel]);
     if (have_torch)
       std::printf(" %9.2fx", med[m] / med[kTorch]);
     else
@@ -307,7 +426,8 @@ int Run(const Flags& f, const Corpus& corpus) {
       std::printf(" %12.0f", f.gen / (Median(gen_ms[m]) / 1000.0));
     std::printf("\n");
   }
-  return 0;
+  summary(med);
+  return ok ? 0 : 1;
 }
 
 }  // namespace
@@ -317,6 +437,13 @@ int main(int argc, char** argv) {
   using namespace eagervm::models;
   Flags f;
   if (!Parse(argc, argv, &f)) return 2;
+  if (!f.device.is_cpu() && eagervm::CudaDeviceCount() <= f.device.index()) {
+    std::fprintf(stderr,
+                 "transformer_bench: --device=%s: no such CUDA device here (CudaDeviceCount() is "
+                 "%d: no GPU, no driver, or built without the CUDA backend); skipped\n",
+                 f.device.ToString().c_str(), eagervm::CudaDeviceCount());
+    return 77;
+  }
   absl::StatusOr<Corpus> corpus = LoadCorpus(f.corpus);
   if (!corpus.ok()) {
     std::fprintf(stderr, "%s\n", corpus.status().ToString().c_str());

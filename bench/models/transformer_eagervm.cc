@@ -1,5 +1,6 @@
 // The transformer language model through eagervm's public API: autograd
-// and Adam, eagerly or with the training step captured as a Graph.
+// and Adam, eagerly or with the training step captured as a Graph, on the
+// CPU or a CUDA device (LmConfig::device).
 #include <cmath>
 #include <map>
 #include <optional>
@@ -17,14 +18,14 @@ class EagervmLm final : public LmTrainer {
   EagervmLm(const LmConfig& c, const Corpus& corpus)
       : c_(c), vocab_(static_cast<int64_t>(corpus.vocab.size())) {
     for (LmParam& p : InitialLmParams(c, vocab_)) {
-      Tensor t = FromVector(p.values, Shape(p.shape)).RequiresGrad();
+      Tensor t = FromVector(p.values, Shape(p.shape), c.device).RequiresGrad();
       by_name_[p.name] = t;
       params_.push_back(t);
     }
-    mask_ = FromVector(CausalMask(c.context), Shape{c.context, c.context});
+    mask_ = FromVector(CausalMask(c.context), Shape{c.context, c.context}, c.device);
     for (const LmBatch& b : MakeBatches(c, corpus)) {
-      x_.push_back(FromVector(b.x, Shape{c.batch, c.context}));
-      y_.push_back(FromVector(b.y, Shape{c.batch * c.context}));
+      x_.push_back(FromVector(b.x, Shape{c.batch, c.context}, c.device));
+      y_.push_back(FromVector(b.y, Shape{c.batch * c.context}, c.device));
     }
     adam_.emplace(params_, c.lr);
   }
@@ -40,7 +41,7 @@ class EagervmLm final : public LmTrainer {
     train_ = *std::move(g);
     autograd::NoGradGuard no_grad;  // inference records no tape
     absl::StatusOr<Graph> f = Graph::Capture(
-        {TensorMeta{Shape{1, c_.context}, DType::kInt64, Device::Cpu()}},
+        {TensorMeta{Shape{1, c_.context}, DType::kInt64, c_.device}},
         [this](const std::vector<Tensor>& in) { return std::vector<Tensor>{NextToken(in[0])}; });
     if (!f.ok()) return f.status();
     infer_ = *std::move(f);
@@ -83,7 +84,7 @@ class EagervmLm final : public LmTrainer {
     std::vector<int64_t> window(prompt.end() - c_.context, prompt.end());
     autograd::NoGradGuard no_grad;
     for (int i = 0; i < n; ++i) {
-      const Tensor ids = FromVector(window, Shape{1, c_.context});
+      const Tensor ids = FromVector(window, Shape{1, c_.context}, c_.device);
       Tensor next;
       if (infer_) {
         const Tensor in[] = {ids};

@@ -107,6 +107,8 @@ class TorchLm final : public LmTrainer {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LmTrainer>> MakeTorchLm(const LmConfig& c, const Corpus& corpus) {
+  if (!c.device.is_cpu())
+    return absl::UnimplementedError("the libtorch transformer runs on the CPU");
   return std::unique_ptr<LmTrainer>(std::make_unique<TorchLm>(c, corpus));
 }
 
