@@ -209,6 +209,11 @@ class FakeAccelerator final : public vm::StreamPolicy {
     }
     return absl::OkStatus();
   }
+  // On the device thread (graph mode's host-write nodes: a captured FromVector).
+  absl::Status CopyFromHost(void* dst, const void* src, size_t bytes) override {
+    if (bytes > 0) std::memcpy(dst, src, bytes);
+    return absl::OkStatus();
+  }
   void ReserveHostStaging(size_t bytes) override {
     if (base::CurrentThreadRole() == base::ThreadRole::kUser) {
       g_reserves_on_user.fetch_add(1);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "base/str_cat.h"
 #include "graph/plan.h"
@@ -105,9 +106,18 @@ absl::Status Plan::Execute(PlanNode& n) {
       KernelContext ctx = internal::KernelContextAccess::Make(&n.args);
       status = (*n.kernel)(ctx);
     } else {
+      // A host write (FromVector captured): straight into host memory, else
+      // filled on the host and copied to the device by its stream.
       const internal::Operand& out = n.args.outputs[0];
-      n.host_write(nullptr, out.data,
-                   static_cast<size_t>(out.meta->shape.numel()) * SizeOf(out.meta->dtype));
+      const size_t bytes = static_cast<size_t>(out.meta->shape.numel()) * SizeOf(out.meta->dtype);
+      vm::StreamPolicy* policy = n.args.stream->policy();
+      if (policy->device().is_cpu()) {
+        n.host_write(nullptr, out.data, bytes);
+      } else {
+        std::vector<char> host(bytes);
+        n.host_write(nullptr, host.data(), bytes);
+        status = policy->CopyFromHost(out.data, host.data(), bytes);
+      }
     }
   } catch (const std::exception& ex) {
     status = absl::InternalError(base::Cat("kernel threw: ", ex.what()));

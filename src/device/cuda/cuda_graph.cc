@@ -65,4 +65,9 @@ absl::Status CudaStreamPolicy::CopyOnDevice(void* dst, const void* src, size_t b
                     "cudaMemcpyAsync");
 }
 
+absl::Status CudaStreamPolicy::CopyFromHost(void* dst, const void* src, size_t bytes) {
+  return CudaStatus(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_.get()),
+                    "cudaMemcpyAsync (host to device)");
+}
+
 }  // namespace eagervm::device::cuda

@@ -109,6 +109,8 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   absl::StatusOr<std::unique_ptr<vm::DeviceGraph>> CaptureGraph(
       absl::FunctionRef<absl::Status()> body) override;
   absl::Status CopyOnDevice(void* dst, const void* src, size_t bytes) override;
+  // From pageable memory: the driver has staged the bytes when it returns.
+  absl::Status CopyFromHost(void* dst, const void* src, size_t bytes) override;
   // A read of a final storage on the reading thread (cuda_final_read.cc): a
   // D2H copy on a stream of the policy's own, through a small pinned block
   // (up to kFinalReadStagingBytes; larger reads copy straight into `dst`),

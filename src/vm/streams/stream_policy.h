@@ -93,6 +93,13 @@ class StreamPolicy {
   virtual absl::Status CopyOnDevice(void* dst, const void* src, size_t bytes) {
     return absl::UnimplementedError("this stream cannot copy on its device");
   }
+  // The stream's thread, inside Run() (graph mode's host-write nodes: a
+  // FromVector captured for this device): enqueues a copy of `bytes` host
+  // bytes at `src` into `dst` (this device's memory). `src` may be freed as
+  // soon as this returns.
+  virtual absl::Status CopyFromHost(void* dst, const void* src, size_t bytes) {
+    return absl::UnimplementedError("this stream cannot copy host bytes to its device");
+  }
   // A host read of a storage of this device whose every write has retired
   // (completed on the device): copies `bytes` at `src` (device memory) to
   // host `dst` and returns once they are there (a synchronous copy of its
