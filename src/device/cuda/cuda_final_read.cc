@@ -7,7 +7,8 @@
 // (the storage's writes are complete; concurrent readers do not matter). Its
 // own pinned block: a D2H copy into pageable memory is staged by the driver
 // anyway, and ours is reused. Both are made on first use and kept for the
-// policy's life (the process's).
+// policy's life (the process's), made when the stream is (PrepareFinalReads,
+// on the user thread that first uses it, before it has queued work).
 #include <cstring>
 
 #include "device/cuda/cuda_status.h"
@@ -15,6 +16,21 @@
 #include "device/cuda/scoped_device.h"
 
 namespace eagervm::device::cuda {
+
+void CudaStreamPolicy::PrepareFinalReads() {
+  base::MutexLock lock(&final_read_mu_);
+  if (final_read_stream_.get() == nullptr) {
+    absl::StatusOr<CudaStream> s = CudaStream::Create();
+    if (!s.ok()) return;  // ReadFinalToHost tries again and says why
+    final_read_stream_ = std::move(s).value();
+  }
+  if (final_read_staging_ == nullptr &&
+      cudaHostAlloc(&final_read_staging_, kFinalReadStagingBytes, cudaHostAllocPortable) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();
+    final_read_staging_ = nullptr;  // reads go straight into their destination
+  }
+}
 
 absl::Status CudaStreamPolicy::ReadFinalToHost(void* dst, const void* src, size_t bytes) {
   base::MutexLock lock(&final_read_mu_);
@@ -34,14 +50,9 @@ absl::Status CudaStreamPolicy::ReadFinalToHost(void* dst, const void* src, size_
     (void)cudaGetLastError();
     return CudaStatus(e, "waiting for a tensor on the device (cudaStreamQuery)");
   }
-  if (bytes <= kFinalReadStagingBytes && final_read_staging_ == nullptr) {
-    cudaError_t e = cudaHostAlloc(&final_read_staging_, kFinalReadStagingBytes,
-                                  cudaHostAllocPortable);
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      final_read_staging_ = nullptr;  // read straight into dst instead
-    }
-  }
+  // No pinned block (PrepareFinalReads could not have one): straight into
+  // dst. Never allocated here: cudaHostAlloc may wait for the whole device,
+  // the very wait this path exists to skip.
   const bool staged = bytes <= kFinalReadStagingBytes && final_read_staging_ != nullptr;
   cudaError_t e = cudaMemcpyAsync(staged ? final_read_staging_ : dst, src, bytes,
                                   cudaMemcpyDeviceToHost, final_read_stream_.get());

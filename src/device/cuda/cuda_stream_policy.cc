@@ -54,6 +54,7 @@ absl::StatusOr<std::unique_ptr<CudaStreamPolicy>> CudaStreamPolicy::Create(Strea
     // reports it.
     (void)policy->cublas_handle();
     (void)cudaGetLastError();
+    policy->PrepareFinalReads();
   }
   return policy;
 }

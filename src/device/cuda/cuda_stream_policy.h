@@ -116,6 +116,10 @@ class CudaStreamPolicy final : public vm::StreamPolicy {
   // (up to kFinalReadStagingBytes; larger reads copy straight into `dst`),
   // then cudaStreamSynchronize. Waits for nothing else queued on the device.
   absl::Status ReadFinalToHost(void* dst, const void* src, size_t bytes) override;
+  // Makes ReadFinalToHost's stream and pinned block (Create(), for compute
+  // streams): cudaHostAlloc may synchronise the whole device, so never on
+  // the read's path. Best effort.
+  void PrepareFinalReads();
 
   // --- for kernels and copies, on the scheduler thread ---
   cudaStream_t cuda_stream() const { return stream_.get(); }
