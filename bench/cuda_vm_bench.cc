@@ -304,8 +304,7 @@ int main() {
   }
   const bool quick = std::getenv("EAGERVM_BENCH_QUICK") != nullptr;
   std::vector<Row> rows = {TinyOpRate(quick ? 2000 : 20000), ItemLatency(quick ? 200 : 2000),
-                           OpThenItemLatency(quick ? 200 : 2000),
-                           BigAdd(quick ? 2 : 5)};
+                           OpThenItemLatency(quick ? 200 : 2000), BigAdd(quick ? 2 : 5)};
   for (const Row& r : ThousandKernels(quick ? 5 : 20)) rows.push_back(r);
   std::printf(
       "\n| case | eagervm | raw CUDA | unit | ratio | goal |\n|---|---:|---:|---|---:|---|\n");

@@ -231,8 +231,8 @@ TEST_F(CudaOps, ElementwiseAtEveryTailLengthAndAlignment) {
           },
           f32, 0);
       Differential<float>(
-          [&](const std::vector<Tensor>& in) { return ops::Exp(in[0].Slice(off, off + n)); },
-          f32, 1e-6);
+          [&](const std::vector<Tensor>& in) { return ops::Exp(in[0].Slice(off, off + n)); }, f32,
+          1e-6);
       Differential<double>(
           [&](const std::vector<Tensor>& in) {
             Tensor x = ops::Cast(in[0], DType::kFloat64).Contiguous();

@@ -24,9 +24,8 @@ void CudaStreamPolicy::PrepareFinalReads() {
     if (!s.ok()) return;  // ReadFinalToHost tries again and says why
     final_read_stream_ = std::move(s).value();
   }
-  if (final_read_staging_ == nullptr &&
-      cudaHostAlloc(&final_read_staging_, kFinalReadStagingBytes, cudaHostAllocPortable) !=
-          cudaSuccess) {
+  if (final_read_staging_ == nullptr && cudaHostAlloc(&final_read_staging_, kFinalReadStagingBytes,
+                                                      cudaHostAllocPortable) != cudaSuccess) {
     (void)cudaGetLastError();
     final_read_staging_ = nullptr;  // reads go straight into their destination
   }

@@ -183,8 +183,7 @@ cudaError_t Binary(T* out, const T* a, const T* b, const BroadcastArgs& p, int64
   bool same = true;
   for (int d = 0; d < p.rank; ++d) same = same && p.stride_a[d] != 0 && p.stride_b[d] != 0;
   if (p.rank == 1 && same && Aligned16(out) && Aligned16(a) && Aligned16(b)) {
-    BinarySamePackedKernel<Op, T>
-        <<<BlocksFor(PackedItems<T>(n)), kThreads, 0, s>>>(out, a, b, n);
+    BinarySamePackedKernel<Op, T><<<BlocksFor(PackedItems<T>(n)), kThreads, 0, s>>>(out, a, b, n);
   } else if (p.rank == 1 && same) {
     BinarySameKernel<Op, T><<<BlocksFor(n), kThreads, 0, s>>>(out, a, b, n);
   } else {
@@ -280,9 +279,9 @@ cudaError_t LaunchUnary(UnaryKind op, DT dt, void* out, const void* x, int64_t n
     return Dispatch(dt, [&](auto tag) {
       using T = decltype(tag);
       if (Aligned16(out) && Aligned16(x)) {
-        UnaryPackedKernel<decltype(op_tag)::value, T><<<BlocksFor(PackedItems<T>(n)), kThreads,
-                                                        0, s>>>(static_cast<T*>(out),
-                                                                static_cast<const T*>(x), n);
+        UnaryPackedKernel<decltype(op_tag)::value, T>
+            <<<BlocksFor(PackedItems<T>(n)), kThreads, 0, s>>>(static_cast<T*>(out),
+                                                               static_cast<const T*>(x), n);
       } else {
         UnaryKernel<decltype(op_tag)::value, T>
             <<<BlocksFor(n), kThreads, 0, s>>>(static_cast<T*>(out), static_cast<const T*>(x), n);
