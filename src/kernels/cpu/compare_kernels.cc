@@ -148,8 +148,53 @@ void BroadcastStrides(const Shape& out, const Shape& in, int64_t* strides) {
   }
 }
 
+// The unsigned integer of T's size: Where selects bit patterns.
+template <typename T>
+using SelectBits = std::conditional_t<
+    sizeof(T) == 8, uint64_t,
+    std::conditional_t<sizeof(T) == 4, uint32_t,
+                       std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+
+// One output row of Where with each operand either contiguous (kC, kA, kB)
+// or one repeated element (a scalar, a broadcast column). The select is done
+// on bits with a mask made from the condition, so the row has no branch and
+// vectorises: a branch on each element mispredicts every other one on a ReLU
+// mask (a coin flip), which made Where the costliest kernel of an MLP step.
+// (The output never overlaps an input: the VM gives each op fresh outputs.)
+template <typename T, bool kC, bool kA, bool kB>
+void WhereRow(T* __restrict o, const bool* __restrict c, const T* __restrict a,
+              const T* __restrict b, int64_t n) {
+  using U = SelectBits<T>;
+  static_assert(sizeof(U) == sizeof(T));
+  U* __restrict ob = reinterpret_cast<U*>(o);
+  const U* __restrict ab = reinterpret_cast<const U*>(a);
+  const U* __restrict bb = reinterpret_cast<const U*>(b);
+  const auto* __restrict cb = reinterpret_cast<const uint8_t*>(c);  // 0 or 1
+  const U c0 = cb[0], a0 = ab[0], b0 = bb[0];
+  for (int64_t i = 0; i < n; ++i) {
+    const U mask = static_cast<U>(U{0} - static_cast<U>(kC ? cb[i] : c0));
+    const U x = kA ? ab[i] : a0;
+    const U y = kB ? bb[i] : b0;
+    ob[i] = static_cast<U>((x & mask) | (y & static_cast<U>(~mask)));
+  }
+}
+
+template <typename T>
+using WhereRowFn = void (*)(T*, const bool*, const T*, const T*, int64_t);
+
+// The row loop for inner steps (sc, sa, sb), each 0 or 1 (BroadcastStrides').
+template <typename T>
+WhereRowFn<T> PickWhereRow(int64_t sc, int64_t sa, int64_t sb) {
+  static constexpr WhereRowFn<T> kRows[8] = {
+      WhereRow<T, false, false, false>, WhereRow<T, false, false, true>,
+      WhereRow<T, false, true, false>,  WhereRow<T, false, true, true>,
+      WhereRow<T, true, false, false>,  WhereRow<T, true, false, true>,
+      WhereRow<T, true, true, false>,   WhereRow<T, true, true, true>};
+  return kRows[(sc != 0) * 4 + (sa != 0) * 2 + (sb != 0)];
+}
+
 // out = cond ? a : b, all three broadcast to out's shape: an odometer over the
-// outer dimensions, the innermost one a strided loop.
+// outer dimensions, the innermost one a row of WhereRow.
 template <typename T>
 struct Where {
   static absl::Status Run(KernelContext& ctx) {
@@ -172,13 +217,19 @@ struct Where {
     const int last = rank - 1;
     const int64_t len = out_shape[last];
     const int64_t rows = n / len;
+    // Same-shape (compact) operands: one row of n.
+    const bool flat = ctx.input_meta(0).shape == out_shape &&
+                      ctx.input_meta(1).shape == out_shape && ctx.input_meta(2).shape == out_shape;
+    if (flat) {
+      WhereRow<T, true, true, true>(out, c, a, b, n);
+      return absl::OkStatus();
+    }
+    const WhereRowFn<T> row = PickWhereRow<T>(sc[last], sa[last], sb[last]);
     int64_t index[Shape::kMaxDims] = {};
     int64_t oc = 0, oa = 0, ob = 0;
     for (int64_t r = 0; r < rows; ++r) {
       T* o = out + r * len;
-      for (int64_t i = 0; i < len; ++i) {
-        o[i] = c[oc + i * sc[last]] ? a[oa + i * sa[last]] : b[ob + i * sb[last]];
-      }
+      row(o, c + oc, a + oa, b + ob, len);
       for (int d = last - 1; d >= 0; --d) {
         oc += sc[d];
         oa += sa[d];
