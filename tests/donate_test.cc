@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -51,6 +52,12 @@ void RegisterOnce() {
   (void)done;
 }
 
+// Runs `fn` on a new thread: its donation state (how the VM measured this
+// thread's handoffs of large ops, VmOptions::handoff_min_gap_us) is fresh,
+// whatever earlier tests did on the main thread. (Making a large tensor is a
+// large op too: make them before.)
+void OnFreshThread(const std::function<void()>& fn) { std::thread(fn).join(); }
+
 Tensor WhereAmI(const Tensor& x) {
   absl::StatusOr<TensorList> y = ops::Call("test.WhereAmI", {x});
   EXPECT_TRUE(y.ok()) << y.status();
@@ -77,16 +84,20 @@ TEST(Donate, SmallOpOnAnIdleVmRunsOnTheCaller) {
   EXPECT_EQ(z.ToVector<float>().value(), std::vector<float>(16, 103.0f));
 }
 
+// A thread's first op above the limit is handed off (whether later ones
+// are depends on what it does in between: handoff_test.cc).
 TEST(Donate, AboveTheByteLimitItIsQueued) {
   RegisterOnce();
   const int64_t n = (VirtualMachine::Get().options().donate_max_bytes / 4) + 1;  // > limit
   Tensor x = Full({n}, 1.0f, DType::kFloat32);
   ASSERT_TRUE(Sync().ok());
-  g_ran_on.store(std::thread::id());
-  Tensor y = WhereAmI(x);
-  ASSERT_TRUE(y.Wait().ok());
-  EXPECT_NE(g_ran_on.load(), std::this_thread::get_id());
-  EXPECT_NE(g_ran_on.load(), std::thread::id());
+  OnFreshThread([&] {
+    g_ran_on.store(std::thread::id());
+    Tensor y = WhereAmI(x);
+    ASSERT_TRUE(y.Wait().ok());
+    EXPECT_NE(g_ran_on.load(), std::this_thread::get_id());
+    EXPECT_NE(g_ran_on.load(), std::thread::id());
+  });
 }
 
 // A gather's cost is the rows it picks: IndexSelect of a few rows of a table
@@ -107,12 +118,15 @@ TEST(Donate, ASmallGatherFromABigTableRunsOnTheCaller) {
   ASSERT_EQ(got.size(), static_cast<size_t>(4 * width));
   EXPECT_EQ(got[0], static_cast<float>((rows - 1) * width));
   EXPECT_EQ(got[4 * width - 1], static_cast<float>(rows * width - 1));
-  // The whole table still counts where the kernel reads all of it.
+  // The whole table still counts where the kernel reads all of it: a large
+  // op, handed off (a fresh thread's first).
   ASSERT_TRUE(Sync().ok());
-  const uint64_t before = VirtualMachine::Get().GetStats().donated;
-  Tensor sum = ops::Sum(table);
-  ASSERT_TRUE(sum.Wait().ok());
-  EXPECT_EQ(VirtualMachine::Get().GetStats().donated, before);
+  OnFreshThread([&] {
+    const uint64_t before = VirtualMachine::Get().GetStats().donated;
+    Tensor sum = ops::Sum(table);
+    ASSERT_TRUE(sum.Wait().ok());
+    EXPECT_EQ(VirtualMachine::Get().GetStats().donated, before);
+  });
 }
 
 TEST(Donate, WithWorkInFlightItIsQueuedBehindIt) {
@@ -188,25 +202,56 @@ TEST(Donate, AfterSyncOfAQueueTheNextSmallOpsAreDonated) {
 }
 
 // Run-ahead is bounded by cost: a thread that queued more than
-// VmOptions::run_ahead_max_bytes of ops behind busy work (here an op above
-// the donation limit, then small ops that find the VM busy) waits for the VM
-// to catch up, after which its small ops run on it again.
+// VmOptions::run_ahead_max_bytes of ops behind busy work (here a gated op,
+// then small ops that find the VM busy) waits for the VM to catch up (here
+// it gives up after 2 ms each time: the gate opens only after the loop).
 TEST(Donate, RunAheadIsBoundedByCost) {
   RegisterOnce();
-  const VmOptions& o = VirtualMachine::Get().options();
-  ASSERT_GT(o.run_ahead_max_bytes, 0);
-  const int64_t big = (o.donate_max_bytes / 4) + 1;
-  Tensor large = Full({big}, 1.0f, DType::kFloat32);
+  ASSERT_GT(VirtualMachine::Get().options().run_ahead_max_bytes, 0);
+  Tensor one = Full({1}, 1.0f, DType::kFloat32);
   Tensor x = Full({16}, 0.0f, DType::kFloat32);
   ASSERT_TRUE(Sync().ok());
+  g_open.store(false);
   const VmStats before = VirtualMachine::Get().GetStats();
-  Tensor y = large * 2.0f;  // above the donation limit, and the bound: queued
+  absl::StatusOr<TensorList> gated = ops::Call("test.Gate", {one});  // may block: queued
+  ASSERT_TRUE(gated.ok());
   Tensor z = x;
-  for (int i = 0; i < 200; ++i) z = z + 1.0f;
+  for (int i = 0; i < 200; ++i) z = z + 1.0f;  // 200 x (4 KiB + operands) > 256 KiB
   const VmStats after = VirtualMachine::Get().GetStats();
+  g_open.store(true);
   EXPECT_GE(after.run_ahead_waits - before.run_ahead_waits, 1u) << after;
   EXPECT_EQ(z.ToVector<float>().value(), std::vector<float>(16, 200.0f));
-  EXPECT_EQ(y.ToVector<float>().value()[0], 2.0f);
+  EXPECT_EQ((*gated)[0].ToVector<float>().value(), std::vector<float>{1.0f});
+}
+
+// A graph's run of several segments (one instruction each) whose nodes never
+// block runs on the caller as a whole on an idle VM, like one small op: no
+// instruction is left in flight when Run returns.
+TEST(Donate, AGraphRunOfSeveralSegmentsRunsOnTheCaller) {
+  const int64_t n = 16 << 10;  // 64 KiB per tensor: more than a cheap tail (inline_max_bytes)
+  GraphOptions unfused;
+  unfused.fuse = false;  // three nodes, not one fused kernel
+  absl::StatusOr<Graph> g = Graph::Capture(
+      {TensorMeta{Shape{n}, DType::kFloat32, Device::Cpu()}},
+      [](const std::vector<Tensor>& in) {
+        Tensor y = in[0] * 2.0f;  // the input's last use: a segment ends here
+        return std::vector<Tensor>{(y + 1.0f) * 3.0f};
+      },
+      unfused);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_GE(g->GetStats().segments, 2);
+  Tensor x = Full({n}, 1.0f, DType::kFloat32);
+  ASSERT_TRUE(Sync().ok());
+  for (int round = 0; round < 3; ++round) {
+    const VmStats before = VirtualMachine::Get().GetStats();
+    absl::StatusOr<std::vector<Tensor>> out = g->Run({x});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const VmStats after = VirtualMachine::Get().GetStats();
+    EXPECT_EQ(after.in_flight, 0) << after;
+    EXPECT_GE(after.donated - before.donated, static_cast<uint64_t>(g->GetStats().segments))
+        << after;
+    EXPECT_EQ((*out)[0].ToVector<float>().value(), std::vector<float>(n, 9.0f));
+  }
 }
 
 // Two threads submitting small dependent ops at once: each finds the VM idle

@@ -118,6 +118,7 @@ const std::vector<std::string> kEveryVariable = {
     "EAGERVM_COLLECTIVES_ON_CALLER=1", "EAGERVM_TRACE=/tmp/run.json",
     "EAGERVM_LOG_LEVEL=Debug",         "EAGERVM_DONATE_MAX_BYTES=2KiB",
     "EAGERVM_STRICT_DTYPES=on",        "EAGERVM_RUN_AHEAD_MAX_BYTES=64KiB",
+    "EAGERVM_HANDOFF_MIN_GAP_US=500",
 };
 
 TEST(Env, EachVariableParses) {
@@ -132,6 +133,7 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(options.inline_max_bytes, 4096);
   EXPECT_EQ(options.donate_max_bytes, 2048);
   EXPECT_EQ(options.run_ahead_max_bytes, 65536);
+  EXPECT_EQ(options.handoff_min_gap_us, 500);
   EXPECT_TRUE(options.synchronous);
   EXPECT_EQ(options.max_in_flight, 1000);
   EXPECT_EQ(options.spin_us, 0);
@@ -145,10 +147,10 @@ TEST(Env, EachVariableParses) {
   EXPECT_EQ(std::get<std::string>(*ValueOf(env, "EAGERVM_TRACE")), "/tmp/run.json");
   ASSERT_NE(ValueOf(env, "EAGERVM_LOG_LEVEL"), nullptr);
   EXPECT_EQ(std::get<LogLevel>(*ValueOf(env, "EAGERVM_LOG_LEVEL")), LogLevel::kDebug);
-  EXPECT_EQ(env.values.size(), 16u);
-  EXPECT_EQ(OptionsApplied(env), 14u);
+  EXPECT_EQ(env.values.size(), 17u);
+  EXPECT_EQ(OptionsApplied(env), 15u);
   // Every registered variable was covered above.
-  EXPECT_EQ(base::EnvVars().size(), 16u) << "a new variable needs a case in this test";
+  EXPECT_EQ(base::EnvVars().size(), 17u) << "a new variable needs a case in this test";
 }
 
 // operator<<(VmOptions) prints every field the registry sets, so comparing

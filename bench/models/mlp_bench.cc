@@ -503,6 +503,10 @@ int Count(const MlpBenchFlags& f, const Digits& d) {
   // (mid - before) = steps * per_step + sync, (after - mid) = per_step + sync.
   std::fprintf(stderr, "%s: %.2f VM instructions per step\n", f.count.c_str(),
                static_cast<double>((mid - before) - (after - mid)) / std::max(steps - 1, 1));
+  if (std::getenv("MLP_STATS") != nullptr) {  // the VM's counters and the graph's notes
+    std::fprintf(stderr, "%s\n%s\n", VirtualMachine::Get().GetStats().ToString().c_str(),
+                 (*t)->Notes().c_str());
+  }
   return 0;
 }
 

@@ -48,10 +48,21 @@ struct EAGERVM_EXPORT VmOptions {
   // When anything is in flight (a larger op handed to a worker, work on
   // another stream or thread) calls are queued as usual and overlap with
   // it. Order, dependences and errors are the same either way. 0 turns it
-  // off (every call is queued), and so does hang_timeout_ms (a kernel that
-  // blocks would block the caller where no timeout can report it).
-  // EAGERVM_DONATE_MAX_BYTES.
+  // off (every call is queued, whatever handoff_min_gap_us says), and so
+  // does hang_timeout_ms (a kernel that blocks would block the caller where
+  // no timeout can report it). EAGERVM_DONATE_MAX_BYTES.
   int64_t donate_max_bytes = 1 << 20;
+  // Larger ops, measured: a call above donate_max_bytes made while nothing
+  // is in flight is handed to a worker only while that pays, i.e. while the
+  // calling thread has other work to overlap with it. The VM measures the
+  // thread's time from such a handoff to its next op call: at least this
+  // many microseconds (the thread computed something of its own meanwhile)
+  // and it keeps handing them off; less (it went straight on to the next
+  // op, which then queues behind the large one, or it waited for a result)
+  // and its next 1, 3, 7, ... (at most 127) large calls on an idle VM run
+  // on the thread as the small ones do, before it tries a handoff again. 0:
+  // always hand them off. EAGERVM_HANDOFF_MIN_GAP_US.
+  int64_t handoff_min_gap_us = 30;
   // Bounded run-ahead: when the ops a thread queued since it last found the
   // VM idle are estimated to cost more than this (their operand bytes plus
   // 4 KiB per op for the handoff), the thread yields its core until the VM

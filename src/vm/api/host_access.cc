@@ -71,6 +71,7 @@ absl::Status ReadToHost(const Tensor& t, void* dst, size_t bytes, const char* wh
   s = vm::CheckMayBlock(what);
   if (!s.ok()) return s;
   vm::VmImpl& vm = vm::ProcessVm();
+  vm.NoteCallAfterHandoff();  // reading right after a large op's handoff: nothing overlapped
   const size_t copied = dst != nullptr ? std::min(bytes, t.nbytes()) : 0;
   // Every write of the storage has run: no instruction is needed at all (a
   // capture records the read instead).

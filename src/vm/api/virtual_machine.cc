@@ -45,6 +45,7 @@ absl::Status ValidateOptions(const VmOptions& o) {
       {"cpu_streams", o.cpu_streams, 1, vm::VmImpl::kMaxStreamsPerDevice, ""},
       {"inline_max_bytes", o.inline_max_bytes, 0, kMax, " (0 = never inline)"},
       {"donate_max_bytes", o.donate_max_bytes, 0, kMax, " (0 = never donate)"},
+      {"handoff_min_gap_us", o.handoff_min_gap_us, 0, 1'000'000'000, " (0 = always hand off)"},
       {"run_ahead_max_bytes", o.run_ahead_max_bytes, 0, kMax, " (0 = unbounded)"},
       {"max_in_flight", o.max_in_flight, 2, kMax, ""},
       {"spin_us", o.spin_us, 0, 1'000'000, " (0 = park at once)"},
@@ -179,6 +180,7 @@ std::ostream& operator<<(std::ostream& os, const VmOptions& o) {
             << " compute_on_scheduler_thread=" << o.compute_on_scheduler_thread
             << " inline_max_bytes=" << o.inline_max_bytes
             << " donate_max_bytes=" << o.donate_max_bytes
+            << " handoff_min_gap_us=" << o.handoff_min_gap_us
             << " run_ahead_max_bytes=" << o.run_ahead_max_bytes << " synchronous=" << o.synchronous
             << " cuda_memory_limit=" << o.cuda_memory_limit << " max_in_flight=" << o.max_in_flight
             << " spin_us=" << o.spin_us << " cpu_memory_limit=" << o.cpu_memory_limit

@@ -13,6 +13,9 @@
 //   When something is in flight (a long op handed to a worker, another
 //   stream's work, a queue building up), it is queued as usual, so work
 //   overlaps again. EAGERVM_DONATE_MAX_BYTES=0 turns it off.
+//   A larger op on an idle VM is handed off only while that is measured to
+//   pay: the thread then had work of its own to overlap with it
+//   (VmOptions::handoff_min_gap_us); otherwise it runs here too.
 // - A DonateScope, for calls that wait for their result anyway or whose
 //   latency is the point: host reads (Wait, Item, CopyToHost), Sync, and CPU
 //   collectives (docs/distributed.md), whatever their size.
@@ -45,6 +48,13 @@ extern constinit thread_local int32_t t_busy_skip;
 // instruction plus its operand bytes) of what this thread queued since it
 // last saw the VM idle (VmOptions::run_ahead_max_bytes).
 extern constinit thread_local int64_t t_run_ahead;
+// Large ops (above VmOptions::donate_max_bytes), measured: when this thread
+// last handed one off on an idle VM to see whether that pays (base::NowNanos;
+// 0: no handoff being measured), how many more it runs itself on an idle VM
+// before the next such try, and the last such count (1, 3, 7, ... 127).
+extern constinit thread_local int64_t t_handoff_at_ns;
+extern constinit thread_local int32_t t_large_on_caller;
+extern constinit thread_local int32_t t_large_backoff;
 }  // namespace internal_donate
 
 // This thread's DonateMode (kNone outside any scope). Inline: VmImpl::Receive

@@ -98,6 +98,52 @@ void VmImpl::ThrottleRunAhead() {
 // what finished anyway, and a Sync should not spin long for it.
 constexpr int64_t kSettleWaitForPassNs = 10'000;
 
+bool VmImpl::MayDonateList(const InstructionList& list) {
+  bool donatable = list.head != nullptr;
+  uint64_t bytes = 0;
+  for (const Instruction* i = list.head; i != nullptr && donatable; i = i->next) {
+    donatable = i->donatable;
+    bytes += i->operand_bytes;
+  }
+  return MayDonateBytes(donatable, static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX)));
+}
+
+bool VmImpl::MayDonateLarge() {
+  if (donate_below_ == 0 || handoff_min_gap_ns_ == 0) return false;
+  int32_t& skip = internal_donate::t_busy_skip;
+  if (skip > 0) {
+    --skip;
+    return false;
+  }
+  if (counters_.in_flight() != 0) {  // busy: queued behind it, not a try
+    skip = kBusySkip;
+    return false;
+  }
+  internal_donate::t_run_ahead = 0;  // idle: nothing of this thread's is queued
+  if (internal_donate::t_large_on_caller > 0) {
+    --internal_donate::t_large_on_caller;
+    return true;
+  }
+  internal_donate::t_handoff_at_ns = base::NowNanos();
+  return false;
+}
+
+// 127 large ops of >= 1 MiB take a few ms at least: a try that does not pay
+// (a handoff, and the few ops queued behind it) costs a small part of that.
+constexpr int32_t kMaxLargeOnCaller = 127;
+
+void VmImpl::NoteHandoffGap() {
+  const int64_t gap = base::NowNanos() - internal_donate::t_handoff_at_ns;
+  internal_donate::t_handoff_at_ns = 0;
+  int32_t& backoff = internal_donate::t_large_backoff;
+  if (gap >= handoff_min_gap_ns_) {
+    backoff = 0;  // it paid: keep handing them off
+    return;
+  }
+  backoff = std::min(kMaxLargeOnCaller, 2 * backoff + 1);
+  internal_donate::t_large_on_caller = backoff;
+}
+
 void VmImpl::SettleAfterWait() {
   internal_donate::t_busy_skip = 0;
   internal_donate::t_run_ahead = 0;
@@ -152,7 +198,10 @@ std::optional<absl::Status> VmImpl::Donate(InstructionList* list, Backpressure b
     engine_.RunAlone(only);
     return absl::OkStatus();
   }
-  if (mode == DonateMode::kNone) return std::nullopt;  // automatic: single instructions only
+  // Automatic donation of one instruction that could not run alone (not
+  // accepted: back-pressure, shutdown) leaves it to the queue; an automatic
+  // list (MayDonateList: a graph's run) is driven here as a scope's is.
+  if (mode == DonateMode::kNone && list->size == 1) return std::nullopt;
   for (Instruction* i = list->head; i != nullptr; i = i->next) i->donated = true;
   VmCounters::Add<uint64_t>(counters_.donated, list->size);
   absl::Status s = submissions_.Append(list, backpressure, /*wake_scheduler=*/false);
@@ -334,6 +383,7 @@ void VmImpl::DrainOnThisThread() {
 absl::Status VmImpl::WaitAll() {
   absl::Status s = CheckMayBlock("Sync()");
   if (!s.ok()) return s;
+  NoteCallAfterHandoff();  // a Sync right after a large op's handoff: nothing overlapped
   ReplySlotHolder holder(options_.hang_timeout_ms > 0);
   ReplySlot* h = holder.get();
   DonateScope donate(DonateMode::kShort);  // an idle VM: the barrier runs here

@@ -60,8 +60,12 @@ class VmImpl final : public VmContext {
   // instruction that never blocks (vm/lifecycle/donate.h).
   absl::Status Receive(InstructionList* list, Backpressure backpressure) {
     NoteThreadSubmitted();
-    if (!options_.synchronous && (CurrentDonateMode() != DonateMode::kNone ||
-                                  (list->size == 1 && MayDonate(*list->head)))) [[unlikely]] {
+    // Releases (kNoWait lists) come with the op that dropped a tensor: not
+    // the thread's next call.
+    if (backpressure == Backpressure::kWait) NoteCallAfterHandoff();
+    if (!options_.synchronous &&
+        (CurrentDonateMode() != DonateMode::kNone ||
+         (list->size == 1 ? MayDonate(*list->head) : MayDonateList(*list)))) [[unlikely]] {
       if (std::optional<absl::Status> ran = Donate(list, backpressure)) return *ran;
     }
     int64_t cost = 0;
@@ -84,6 +88,7 @@ class VmImpl final : public VmContext {
       return Receive(&list, Backpressure::kWait);
     }
     NoteThreadSubmitted();
+    NoteCallAfterHandoff();
     if (MayDonate(*instr)) {
       if (std::optional<absl::Status> ran = DonateOne(instr)) return *ran;
     }
@@ -114,6 +119,15 @@ class VmImpl final : public VmContext {
   //   depend on timing.
   std::optional<absl::Status> ReadIfFinal(BlobObject& blob, size_t offset, void* dst, size_t bytes,
                                           bool* busy);
+
+  // User thread: an op call, a graph's run, a host read or a Sync() (before
+  // it may wait), not a tensor's release, ends the measurement of a large
+  // op's handoff (MayDonateLarge), if one is running on this thread.
+  // Inline: on every op's path.
+  [[gnu::always_inline]] void NoteCallAfterHandoff() {
+    if (internal_donate::t_handoff_at_ns != 0) [[unlikely]]
+      NoteHandoffGap();
+  }
 
   // Blocking waits (user threads; vm::CheckMayBlock first).
   // Waits until every instruction received before it is retired.
@@ -170,9 +184,19 @@ class VmImpl final : public VmContext {
   // for the next kBusySkip ops (the in-flight count is the scheduler's cache
   // line): up to that many ops are queued after the VM drains, unless a wait
   // (SettleAfterWait) or the run-ahead bound (ThrottleRunAhead) saw it drain.
+  // Above donate_max_bytes, MayDonateLarge decides.
+  static constexpr int32_t kBusySkip = 8;
   [[gnu::always_inline]] bool MayDonate(const Instruction& instr) {
-    constexpr int32_t kBusySkip = 8;
-    if (!instr.donatable || instr.operand_bytes >= donate_below_) return false;
+    return MayDonateBytes(instr.donatable, instr.operand_bytes);
+  }
+  // MayDonate of a list of several instructions (a graph's run, one per
+  // segment), which runs on this thread as a whole: every instruction
+  // donatable, their operand bytes summed.
+  bool MayDonateList(const InstructionList& list);
+  [[gnu::always_inline]] bool MayDonateBytes(bool donatable, uint32_t operand_bytes) {
+    if (!donatable) return false;
+    if (operand_bytes >= donate_below_) [[unlikely]]
+      return MayDonateLarge();
     int32_t& skip = internal_donate::t_busy_skip;
     if (skip > 0) [[unlikely]] {
       --skip;
@@ -185,19 +209,30 @@ class VmImpl final : public VmContext {
     internal_donate::t_run_ahead = 0;
     return true;
   }
+  // Larger ops, measured (VmOptions::handoff_min_gap_us): a donatable
+  // instruction above donate_max_bytes on an idle VM runs here while
+  // t_large_on_caller lasts; otherwise it is handed off and the handoff
+  // timed (t_handoff_at_ns). Never inline: only large ops come here.
+  bool MayDonateLarge();
+  // This thread's next call into the VM after a timed handoff: the handoff
+  // paid if the thread spent at least handoff_min_gap_us on its own work in
+  // between; if not, its next 1, 3, 7, ... large ops on an idle VM run here.
+  void NoteHandoffGap();
   // Bounded run-ahead (VmOptions::run_ahead_max_bytes): a queued
   // instruction's estimated cost, its operand bytes (what its kernel reads
-  // and writes) plus kQueuedOpCost for the handoff itself (a few
-  // microseconds of scheduler and worker time: about what a core moves in
-  // that time). Only host streams count (StreamPolicy::RunIsCompute): a
+  // and writes; at most kQueuedBytesCap: one large op handed off is what
+  // overlap is for, not a queue to drain) plus kQueuedOpCost for the
+  // handoff itself (a few microseconds of scheduler and worker time: about
+  // what a core moves in that time). Only host streams count (StreamPolicy::RunIsCompute): a
   // device stream's work queues on the device, which bounds it itself (the
   // driver's launch queue, then max_in_flight), and waiting for it to
   // *finish* would empty the device's pipeline every few dozen launches
   // (H200: 20,000 one-float kernels ran at 0.67x a raw launch loop).
   static constexpr int64_t kQueuedOpCost = 4096;
+  static constexpr uint32_t kQueuedBytesCap = 64 << 10;
   static int64_t QueuedCost(const Instruction& instr) {
     if (instr.stream() != nullptr && !instr.stream()->run_is_compute()) return 0;
-    return static_cast<int64_t>(instr.operand_bytes) + kQueuedOpCost;
+    return static_cast<int64_t>(std::min(instr.operand_bytes, kQueuedBytesCap)) + kQueuedOpCost;
   }
   // After queuing `cost` more: past the bound, this thread waits for the VM
   // to finish what was received so far (ThrottleRunAhead).
@@ -229,9 +264,11 @@ class VmImpl final : public VmContext {
   //   another donor, which may be blocked in a collective);
   // - when the VM is not idle once what has finished is retired (something
   //   received is unretired);
-  // - automatic donation (no DonateScope) of anything but one instruction.
+  // - automatic donation (no DonateScope) of one instruction that cannot
+  //   run alone (not accepted: back-pressure, shutdown).
   // One instruction runs alone (Engine::RunAlone: no linking, no pass);
-  // a longer list (a barrier, a Sync) is taken in and the engine driven on
+  // a longer list (a barrier, a Sync, a graph's run that MayDonateList
+  // let through) is taken in and the engine driven on
   // this thread until it is empty, `list`'s instructions running here
   // (Engine::set_donor).
   std::optional<absl::Status> Donate(InstructionList* list, Backpressure backpressure);
@@ -286,6 +323,8 @@ class VmImpl final : public VmContext {
   // with automatic donation off (the bound is there to let donation resume).
   const int64_t run_ahead_max_ =
       options_.synchronous || donate_below_ == 0 ? 0 : options_.run_ahead_max_bytes;
+  // VmOptions::handoff_min_gap_us in ns; 0: large ops always handed off.
+  const int64_t handoff_min_gap_ns_ = options_.handoff_min_gap_us * 1000;
   InstructionList incoming_;  // the engine's driver only
   // Who drives the engine: the scheduler thread around its passes, a user
   // thread in the synchronous mode or donating (Donate, ReadIfFinal).

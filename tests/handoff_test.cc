@@ -1,0 +1,124 @@
+// Large ops, measured (VmOptions::handoff_min_gap_us): an op above
+// donate_max_bytes on an idle VM is handed to a worker while the calling
+// thread has work of its own to overlap with it, and runs on the caller when
+// the thread goes straight on to its next op or waits for the result.
+//
+// The VM is configured with a gap of 100 ms, so that "straight on" (a few
+// microseconds) and "work of its own" (a 200 ms sleep) are far apart on any
+// machine, sanitizers included. Each test runs on a thread of its own: the
+// measurement is per thread.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "eagervm/eagervm.h"
+
+namespace eagervm {
+namespace {
+
+constexpr int64_t kGapUs = 100'000;
+constexpr auto kHostWork = std::chrono::milliseconds(200);  // > kGapUs
+
+class Handoff : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    VmOptions o = VmOptions::FromEnv();
+    o.handoff_min_gap_us = kGapUs;
+    ASSERT_TRUE(VirtualMachine::Configure(o).ok());
+  }
+  // x: a tensor whose `x * s` has operands above donate_max_bytes. Made on
+  // the test's main thread (making it is a large op too), then `fn` runs on
+  // a fresh thread, with nothing measured yet.
+  static void OnFreshThread(const std::function<void(const Tensor& x)>& fn) {
+    const int64_t n = VirtualMachine::Get().options().donate_max_bytes / 4 + 1;
+    const Tensor x = Full({n}, 1.0f, DType::kFloat32);
+    ASSERT_TRUE(Sync().ok());
+    std::thread([&] { fn(x); }).join();
+  }
+  static uint64_t Donated() { return VirtualMachine::Get().GetStats().donated; }
+};
+
+TEST_F(Handoff, TheFirstLargeOpIsHandedOff) {
+  OnFreshThread([](const Tensor& x) {
+    const uint64_t before = Donated();
+    Tensor y = x * 2.0f;
+    EXPECT_EQ(Donated(), before);  // queued
+    EXPECT_EQ(y.ToVector<float>().value()[0], 2.0f);
+  });
+}
+
+// Straight on to the next op after a handoff: nothing overlapped, so the next
+// large op on an idle VM runs on the caller.
+TEST_F(Handoff, BackToBackLargeOpsRunOnTheCallerAfterOneHandoff) {
+  OnFreshThread([](const Tensor& x) {
+    Tensor y = x * 2.0f;                           // handed off
+    Tensor one = Full({1}, 1.0f, DType::kFloat32);  // at once: the handoff did not pay
+    ASSERT_TRUE(Sync().ok());
+    const uint64_t before = Donated();
+    Tensor w = y * 3.0f;  // idle VM: runs here
+    EXPECT_EQ(Donated(), before + 1);
+    EXPECT_EQ(VirtualMachine::Get().GetStats().in_flight, 0);
+    EXPECT_EQ(w.ToVector<float>().value()[0], 6.0f);
+    EXPECT_EQ(one.ToVector<float>().value()[0], 1.0f);
+  });
+}
+
+// Work of its own between a handoff and the next op: the overlap paid, and
+// the next large op is handed off too.
+TEST_F(Handoff, WithHostWorkBetweenThemLargeOpsStayHandedOff) {
+  OnFreshThread([](const Tensor& x) {
+    std::vector<Tensor> ys = {x * 2.0f};  // handed off (kept: no release is counted)
+    for (int i = 0; i < 3; ++i) {
+      std::this_thread::sleep_for(kHostWork);
+      const VmStats before = VirtualMachine::Get().GetStats();
+      ys.push_back(ys.back() * 2.0f);
+      const VmStats after = VirtualMachine::Get().GetStats();
+      EXPECT_EQ(after.donated, before.donated) << "op " << i;  // handed off again
+      // and the thread went on at once: one large op is not a queue to drain
+      // (VmOptions::run_ahead_max_bytes)
+      EXPECT_EQ(after.run_ahead_waits, before.run_ahead_waits) << "op " << i;
+    }
+    EXPECT_EQ(ys.back().ToVector<float>().value()[0], 16.0f);
+  });
+}
+
+// Reading the result right after a handoff is not overlap either (nor is a
+// Sync: TriesAgainAfterABackOffThatDoubles).
+TEST_F(Handoff, AWaitRightAfterAHandoffCountsAsNothingOverlapped) {
+  OnFreshThread([](const Tensor& x) {
+    Tensor y = x * 2.0f;  // handed off
+    ASSERT_TRUE(y.Wait().ok());
+    std::this_thread::sleep_for(kHostWork);  // after the wait: does not count
+    const uint64_t before = Donated();
+    Tensor z = y * 2.0f;
+    EXPECT_EQ(Donated(), before + 1);
+    EXPECT_EQ(z.ToVector<float>().value()[0], 4.0f);
+  });
+}
+
+// After a handoff that did not pay, the thread runs 1, then 3, then 7 large
+// ops itself before it tries again; each try that does not pay doubles the
+// run. Results are those of the queued path throughout.
+TEST_F(Handoff, TriesAgainAfterABackOffThatDoubles) {
+  OnFreshThread([](const Tensor& x) {
+    std::vector<bool> ran_here;
+    Tensor acc = x;
+    for (int i = 0; i < 13; ++i) {
+      const uint64_t before = Donated();
+      acc = acc + 1.0f;
+      ran_here.push_back(Donated() > before);
+      ASSERT_TRUE(Sync().ok());  // idle again; right after a handoff: it did not pay
+    }
+    // A handoff (0), one here, a handoff (2), three here, a handoff (6), seven here.
+    const std::vector<bool> want = {false, true, false, true, true, true, false,
+                                    true,  true, true,  true, true, true};
+    EXPECT_EQ(ran_here, want);
+    EXPECT_EQ(acc.ToVector<float>().value()[0], 14.0f);
+  });
+}
+
+}  // namespace
+}  // namespace eagervm
