@@ -55,13 +55,15 @@ struct EAGERVM_EXPORT VmOptions {
   // Larger ops, measured: a call above donate_max_bytes made while nothing
   // is in flight is handed to a worker only while that pays, i.e. while the
   // calling thread has other work to overlap with it. The VM measures the
-  // thread's time from such a handoff to its next op call: at least this
+  // thread's CPU time from such a handoff to its next call into the VM (an
+  // op, a graph's run, a read, Sync; not a tensor's release): at least this
   // many microseconds (the thread computed something of its own meanwhile)
   // and it keeps handing them off; less (it went straight on to the next
-  // op, which then queues behind the large one, or it waited for a result)
-  // and its next 1, 3, 7, ... (at most 127) large calls on an idle VM run
-  // on the thread as the small ones do, before it tries a handoff again. 0:
-  // always hand them off. EAGERVM_HANDOFF_MIN_GAP_US.
+  // op, which then queues behind the large one, or to a read of the result;
+  // time asleep or preempted does not count) and its next 1, 3, 7, ... (at
+  // most 127) large calls on an idle VM run on the thread as the small ones
+  // do, before it tries a handoff again. 0: always hand them off.
+  // EAGERVM_HANDOFF_MIN_GAP_US.
   int64_t handoff_min_gap_us = 30;
   // Bounded run-ahead: when the ops a thread queued since it last found the
   // VM idle are estimated to cost more than this (their operand bytes plus

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/spin.h"
 #include "base/str_cat.h"
+#include "base/thread_cpu_clock.h"
 #include "base/thread_role.h"
 #include "profiler/tracer.h"
 #include "vm/diagnostics/trace_hooks.h"
@@ -110,21 +111,19 @@ bool VmImpl::MayDonateList(const InstructionList& list) {
 
 bool VmImpl::MayDonateLarge() {
   if (donate_below_ == 0 || handoff_min_gap_ns_ == 0) return false;
-  int32_t& skip = internal_donate::t_busy_skip;
-  if (skip > 0) {
-    --skip;
-    return false;
-  }
-  if (counters_.in_flight() != 0) {  // busy: queued behind it, not a try
-    skip = kBusySkip;
-    return false;
-  }
+  // No busy-skip (MayDonate's): a large op's kernel dwarfs reading the
+  // in-flight count, and a skip left by a small op (a release just after a
+  // read, before the read's instruction was released) would hand it off.
+  if (counters_.in_flight() != 0) return false;  // busy: queued behind it, not a try
   internal_donate::t_run_ahead = 0;  // idle: nothing of this thread's is queued
   if (internal_donate::t_large_on_caller > 0) {
     --internal_donate::t_large_on_caller;
     return true;
   }
-  internal_donate::t_handoff_at_ns = base::NowNanos();
+  // CPU time, not wall time: on a machine with fewer cores than busy
+  // threads, the handoff itself wakes threads that preempt this one, and
+  // the wall clock would count that as work overlapped.
+  internal_donate::t_handoff_at_ns = std::max<int64_t>(base::ThreadCpuNanos(), 1);
   return false;
 }
 
@@ -133,7 +132,7 @@ bool VmImpl::MayDonateLarge() {
 constexpr int32_t kMaxLargeOnCaller = 127;
 
 void VmImpl::NoteHandoffGap() {
-  const int64_t gap = base::NowNanos() - internal_donate::t_handoff_at_ns;
+  const int64_t gap = base::ThreadCpuNanos() - internal_donate::t_handoff_at_ns;
   internal_donate::t_handoff_at_ns = 0;
   int32_t& backoff = internal_donate::t_large_backoff;
   if (gap >= handoff_min_gap_ns_) {

@@ -43,9 +43,9 @@ const VmEnvVar kVmVars[] = {
      [](const base::EnvValue& v, VmOptions* o) { o->donate_max_bytes = AsInt(v); }},
     {{"EAGERVM_HANDOFF_MIN_GAP_US", base::EnvType::kInt, "30",
       "An op above EAGERVM_DONATE_MAX_BYTES made while nothing is in flight is handed to a "
-      "worker while the caller, after such a handoff, spends at least this many microseconds "
-      "before its next op (work to overlap with it); otherwise the next ones run on the caller "
-      "(`0`: always hand off).",
+      "worker while the caller, after such a handoff, computes for at least this many "
+      "microseconds of its CPU time before its next call (work to overlap with it); otherwise "
+      "the next ones run on the caller (`0`: always hand off).",
       0, 1'000'000'000},
      [](const base::EnvValue& v, VmOptions* o) { o->handoff_min_gap_us = AsInt(v); }},
     {{"EAGERVM_RUN_AHEAD_MAX_BYTES", base::EnvType::kByteSize, "256KiB",
