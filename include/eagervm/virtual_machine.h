@@ -62,9 +62,12 @@ struct EAGERVM_EXPORT VmOptions {
   // op, which then queues behind the large one, or to a read of the result;
   // time asleep or preempted does not count) and its next 1, 3, 7, ... (at
   // most 127) large calls on an idle VM run on the thread as the small ones
-  // do, before it tries a handoff again. 0: always hand them off.
+  // do, before it tries a handoff again. 0: always hand them off. 200 us:
+  // a handoff wakes two threads (~40 us each here), and in a virtual
+  // machine the waker's CPU clock shows up to ~100 us of such wake-ups
+  // after one, which less would take for work of its own.
   // EAGERVM_HANDOFF_MIN_GAP_US.
-  int64_t handoff_min_gap_us = 30;
+  int64_t handoff_min_gap_us = 200;
   // Bounded run-ahead: when the ops a thread queued since it last found the
   // VM idle are estimated to cost more than this (their operand bytes plus
   // 4 KiB per op for the handoff), the thread yields its core until the VM

@@ -49,9 +49,10 @@ extern constinit thread_local int32_t t_busy_skip;
 // last saw the VM idle (VmOptions::run_ahead_max_bytes).
 extern constinit thread_local int64_t t_run_ahead;
 // Large ops (above VmOptions::donate_max_bytes), measured: when this thread
-// last handed one off on an idle VM to see whether that pays (base::NowNanos;
-// 0: no handoff being measured), how many more it runs itself on an idle VM
-// before the next such try, and the last such count (1, 3, 7, ... 127).
+// last handed one off on an idle VM to see whether that pays (its CPU time,
+// base::ThreadCpuNanos; 0: no handoff being measured; -1: one being queued),
+// how many more it runs itself on an idle VM before the next such try, and
+// the last such count (1, 3, 7, ... 127).
 extern constinit thread_local int64_t t_handoff_at_ns;
 extern constinit thread_local int32_t t_large_on_caller;
 extern constinit thread_local int32_t t_large_backoff;

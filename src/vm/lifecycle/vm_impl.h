@@ -73,6 +73,8 @@ class VmImpl final : public VmContext {
       for (const Instruction* i = list->head; i != nullptr; i = i->next) cost += QueuedCost(*i);
     }
     absl::Status s = submissions_.Append(list, backpressure);
+    if (internal_donate::t_handoff_at_ns == kHandoffClockDue) [[unlikely]]
+      StartHandoffClock();
     if (cost > 0) NoteQueued(cost);
     if (options_.synchronous && s.ok()) [[unlikely]]
       DrainOnThisThread();
@@ -94,6 +96,8 @@ class VmImpl final : public VmContext {
     }
     const int64_t cost = QueuedCost(*instr);
     absl::Status s = submissions_.AppendOne(instr);
+    if (internal_donate::t_handoff_at_ns == kHandoffClockDue) [[unlikely]]
+      StartHandoffClock();
     NoteQueued(cost);
     return s;
   }
@@ -125,7 +129,7 @@ class VmImpl final : public VmContext {
   // op's handoff (MayDonateLarge), if one is running on this thread.
   // Inline: on every op's path.
   [[gnu::always_inline]] void NoteCallAfterHandoff() {
-    if (internal_donate::t_handoff_at_ns != 0) [[unlikely]]
+    if (internal_donate::t_handoff_at_ns > 0) [[unlikely]]
       NoteHandoffGap();
   }
 
@@ -212,8 +216,11 @@ class VmImpl final : public VmContext {
   // Larger ops, measured (VmOptions::handoff_min_gap_us): a donatable
   // instruction above donate_max_bytes on an idle VM runs here while
   // t_large_on_caller lasts; otherwise it is handed off and the handoff
-  // timed (t_handoff_at_ns). Never inline: only large ops come here.
+  // timed (t_handoff_at_ns: kHandoffClockDue until it is queued, then
+  // StartHandoffClock). Never inline: only large ops come here.
   bool MayDonateLarge();
+  static constexpr int64_t kHandoffClockDue = -1;
+  void StartHandoffClock();
   // This thread's next call into the VM after a timed handoff: the handoff
   // paid if the thread spent at least handoff_min_gap_us on its own work in
   // between; if not, its next 1, 3, 7, ... large ops on an idle VM run here.

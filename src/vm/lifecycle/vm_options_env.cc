@@ -41,7 +41,7 @@ const VmEnvVar kVmVars[] = {
       "run on the calling thread instead of being queued (`0`: always queue).",
       0, INT64_MAX},
      [](const base::EnvValue& v, VmOptions* o) { o->donate_max_bytes = AsInt(v); }},
-    {{"EAGERVM_HANDOFF_MIN_GAP_US", base::EnvType::kInt, "30",
+    {{"EAGERVM_HANDOFF_MIN_GAP_US", base::EnvType::kInt, "200",
       "An op above EAGERVM_DONATE_MAX_BYTES made while nothing is in flight is handed to a "
       "worker while the caller, after such a handoff, computes for at least this many "
       "microseconds of its CPU time before its next call (work to overlap with it); otherwise "
