@@ -243,6 +243,7 @@ TEST(Donate, AGraphRunOfSeveralSegmentsRunsOnTheCaller) {
   Tensor x = Full({n}, 1.0f, DType::kFloat32);
   ASSERT_TRUE(Sync().ok());
   for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(Sync().ok());  // idle, the last round's read released
     const VmStats before = VirtualMachine::Get().GetStats();
     absl::StatusOr<std::vector<Tensor>> out = g->Run({x});
     ASSERT_TRUE(out.ok()) << out.status();

@@ -150,10 +150,10 @@ void BroadcastStrides(const Shape& out, const Shape& in, int64_t* strides) {
 
 // The unsigned integer of T's size: Where selects bit patterns.
 template <typename T>
-using SelectBits = std::conditional_t<
-    sizeof(T) == 8, uint64_t,
-    std::conditional_t<sizeof(T) == 4, uint32_t,
-                       std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+using SelectBits =
+    std::conditional_t<sizeof(T) == 8, uint64_t,
+                       std::conditional_t<sizeof(T) == 4, uint32_t,
+                                          std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
 
 // One output row of Where with each operand either contiguous (kC, kA, kB)
 // or one repeated element (a scalar, a broadcast column). The select is done

@@ -115,7 +115,7 @@ bool VmImpl::MayDonateLarge() {
   // in-flight count, and a skip left by a small op (a release just after a
   // read, before the read's instruction was released) would hand it off.
   if (counters_.in_flight() != 0) return false;  // busy: queued behind it, not a try
-  internal_donate::t_run_ahead = 0;  // idle: nothing of this thread's is queued
+  internal_donate::t_run_ahead = 0;              // idle: nothing of this thread's is queued
   if (internal_donate::t_large_on_caller > 0) {
     --internal_donate::t_large_on_caller;
     return true;
