@@ -57,8 +57,9 @@ struct EAGERVM_EXPORT VmOptions {
   // calling thread has other work to overlap with it. The VM measures the
   // thread's CPU time from such a handoff to its next call into the VM (an
   // op, a graph's run, a read, Sync; not a tensor's release): at least this
-  // many microseconds (the thread computed something of its own meanwhile)
-  // and it keeps handing them off; less (it went straight on to the next
+  // many microseconds (the thread computed something of its own meanwhile),
+  // or an op on another stream (it runs beside the large one), and it keeps
+  // handing them off; less (it went straight on to the next
   // op, which then queues behind the large one, or to a read of the result;
   // time asleep or preempted does not count) and its next 1, 3, 7, ... (at
   // most 127) large calls on an idle VM run on the thread as the small ones

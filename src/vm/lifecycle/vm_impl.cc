@@ -124,7 +124,8 @@ bool VmImpl::MayDonateLarge() {
   return false;
 }
 
-void VmImpl::StartHandoffClock() {
+void VmImpl::StartHandoffClock(const Instruction* handed_off) {
+  internal_donate::t_handoff_stream = handed_off != nullptr ? handed_off->stream() : nullptr;
   // CPU time, not wall time: on a machine with fewer cores than busy
   // threads, the handoff wakes threads that preempt this one, and the wall
   // clock would count that as work overlapped. Started after the handoff
@@ -137,11 +138,13 @@ void VmImpl::StartHandoffClock() {
 // (a handoff, and the few ops queued behind it) costs a small part of that.
 constexpr int32_t kMaxLargeOnCaller = 127;
 
-void VmImpl::NoteHandoffGap() {
+void VmImpl::NoteHandoffGap(const Instruction* next) {
   const int64_t gap = base::ThreadCpuNanos() - internal_donate::t_handoff_at_ns;
   internal_donate::t_handoff_at_ns = 0;
   int32_t& backoff = internal_donate::t_large_backoff;
-  if (gap >= handoff_min_gap_ns_) {
+  const bool other_stream = next != nullptr && internal_donate::t_handoff_stream != nullptr &&
+                            next->stream() != internal_donate::t_handoff_stream;
+  if (other_stream || gap >= handoff_min_gap_ns_) {
     backoff = 0;  // it paid: keep handing them off
     return;
   }

@@ -62,7 +62,8 @@ class VmImpl final : public VmContext {
     NoteThreadSubmitted();
     // Releases (kNoWait lists) come with the op that dropped a tensor: not
     // the thread's next call.
-    if (backpressure == Backpressure::kWait) NoteCallAfterHandoff();
+    if (backpressure == Backpressure::kWait)
+      NoteCallAfterHandoff(list->size == 1 ? list->head : nullptr);
     if (!options_.synchronous &&
         (CurrentDonateMode() != DonateMode::kNone ||
          (list->size == 1 ? MayDonate(*list->head) : MayDonateList(*list)))) [[unlikely]] {
@@ -74,7 +75,7 @@ class VmImpl final : public VmContext {
     }
     absl::Status s = submissions_.Append(list, backpressure);
     if (internal_donate::t_handoff_at_ns == kHandoffClockDue) [[unlikely]]
-      StartHandoffClock();
+      StartHandoffClock(list->size == 1 ? list->head : nullptr);
     if (cost > 0) NoteQueued(cost);
     if (options_.synchronous && s.ok()) [[unlikely]]
       DrainOnThisThread();
@@ -90,14 +91,14 @@ class VmImpl final : public VmContext {
       return Receive(&list, Backpressure::kWait);
     }
     NoteThreadSubmitted();
-    NoteCallAfterHandoff();
+    NoteCallAfterHandoff(instr);
     if (MayDonate(*instr)) {
       if (std::optional<absl::Status> ran = DonateOne(instr)) return *ran;
     }
     const int64_t cost = QueuedCost(*instr);
     absl::Status s = submissions_.AppendOne(instr);
     if (internal_donate::t_handoff_at_ns == kHandoffClockDue) [[unlikely]]
-      StartHandoffClock();
+      StartHandoffClock(instr);
     NoteQueued(cost);
     return s;
   }
@@ -124,13 +125,13 @@ class VmImpl final : public VmContext {
   std::optional<absl::Status> ReadIfFinal(BlobObject& blob, size_t offset, void* dst, size_t bytes,
                                           bool* busy);
 
-  // User thread: an op call, a graph's run, a host read or a Sync() (before
-  // it may wait), not a tensor's release, ends the measurement of a large
-  // op's handoff (MayDonateLarge), if one is running on this thread.
-  // Inline: on every op's path.
-  [[gnu::always_inline]] void NoteCallAfterHandoff() {
+  // User thread: an op call (`next`), a graph's run, a host read or a Sync()
+  // (before it may wait; `next` null), not a tensor's release, ends the
+  // measurement of a large op's handoff (MayDonateLarge), if one is running
+  // on this thread. Inline: on every op's path.
+  [[gnu::always_inline]] void NoteCallAfterHandoff(const Instruction* next = nullptr) {
     if (internal_donate::t_handoff_at_ns > 0) [[unlikely]]
-      NoteHandoffGap();
+      NoteHandoffGap(next);
   }
 
   // Blocking waits (user threads; vm::CheckMayBlock first).
@@ -220,11 +221,14 @@ class VmImpl final : public VmContext {
   // StartHandoffClock). Never inline: only large ops come here.
   bool MayDonateLarge();
   static constexpr int64_t kHandoffClockDue = -1;
-  void StartHandoffClock();
+  // `handed_off`: the single instruction handed off (null: a list).
+  void StartHandoffClock(const Instruction* handed_off);
   // This thread's next call into the VM after a timed handoff: the handoff
   // paid if the thread spent at least handoff_min_gap_us on its own work in
-  // between; if not, its next 1, 3, 7, ... large ops on an idle VM run here.
-  void NoteHandoffGap();
+  // between, or if that call is an op (`next`) on another stream than the
+  // op handed off (it runs beside it: two streams of large ops); if not,
+  // its next 1, 3, 7, ... large ops on an idle VM run here.
+  void NoteHandoffGap(const Instruction* next);
   // Bounded run-ahead (VmOptions::run_ahead_max_bytes): a queued
   // instruction's estimated cost, its operand bytes (what its kernel reads
   // and writes; at most kQueuedBytesCap: one large op handed off is what
