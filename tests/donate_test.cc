@@ -84,6 +84,21 @@ TEST(Donate, SmallOpOnAnIdleVmRunsOnTheCaller) {
   EXPECT_EQ(z.ToVector<float>().value(), std::vector<float>(16, 103.0f));
 }
 
+// FromVector's copy of host data into a CPU tensor never blocks: on an idle
+// VM it runs on the caller too (an input made every step, an index tensor in
+// a backward formula, would otherwise wake the VM and queue the ops after it).
+TEST(Donate, FromVectorOnAnIdleVmRunsOnTheCaller) {
+  ASSERT_TRUE(Sync().ok());
+  const VmStats before = VirtualMachine::Get().GetStats();
+  Tensor ids = FromVector<int64_t>({2, 0, 1}, {3});
+  Tensor y = ids + int64_t{1};
+  const VmStats after = VirtualMachine::Get().GetStats();
+  EXPECT_EQ(after.donated, before.donated + 2);
+  EXPECT_EQ(after.in_flight, 0);
+  EXPECT_EQ(after.scheduler_wakeups, before.scheduler_wakeups);
+  EXPECT_EQ(y.ToVector<int64_t>().value(), (std::vector<int64_t>{3, 1, 2}));
+}
+
 // A thread's first op above the limit is handed off (whether later ones
 // are depends on what it does in between: handoff_test.cc).
 TEST(Donate, AboveTheByteLimitItIsQueued) {

@@ -25,6 +25,7 @@ const auto* const env =
     ::testing::AddGlobalTestEnvironment(new testing::ConfiguredVm([](VmOptions& o) {
       o.max_in_flight = kMaxInFlight;
       o.spin_us = 0;
+      o.donate_max_bytes = 0;  // every op queued: an idle VM would run them on the caller
     }));
 
 constexpr int kPrograms = testing::kSanitized ? 12 : 60;

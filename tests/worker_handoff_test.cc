@@ -1,5 +1,6 @@
-// VmOptions::inline_max_bytes = 0: every CPU instruction is handed to its
-// stream's worker thread, as before inline dispatch existed. The default
+// VmOptions::inline_max_bytes = 0 and donate_max_bytes = 0: every CPU
+// instruction is handed to its stream's worker thread, as before inline
+// dispatch and donation existed. The default
 // configuration runs most small test programs on the scheduler, so this keeps
 // the worker path under the differential test.
 #include <gtest/gtest.h>
@@ -15,8 +16,11 @@
 namespace eagervm {
 namespace {
 
-const auto* const env = ::testing::AddGlobalTestEnvironment(
-    new testing::ConfiguredVm([](VmOptions& o) { o.inline_max_bytes = 0; }));
+const auto* const env =
+    ::testing::AddGlobalTestEnvironment(new testing::ConfiguredVm([](VmOptions& o) {
+      o.inline_max_bytes = 0;
+      o.donate_max_bytes = 0;  // nor on the calling thread (donation)
+    }));
 
 constexpr int kPrograms = testing::kSanitized ? 40 : 300;
 

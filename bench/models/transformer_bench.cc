@@ -177,6 +177,8 @@ int Child(const Flags& f, const Corpus& corpus) {
     std::fprintf(stderr, "eager sync: %s\n", s.ToString().c_str());
     return 2;
   }
+  if (std::getenv("TRANSFORMER_STATS") != nullptr)  // the VM's counters after the timed steps
+    std::fprintf(stderr, "%s\n", VirtualMachine::Get().GetStats().ToString().c_str());
   const std::string path = "/tmp/transformer_bench." + std::to_string(getpid()) + ".json";
   if (!StartTrace().ok()) return 2;
   s = (*t)->Steps(f.steps, nullptr);

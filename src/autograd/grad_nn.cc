@@ -1,6 +1,5 @@
 // Backward formulas of LayerNorm and the indexing family (IndexSelect,
 // Concat, Split).
-#include <numeric>
 
 #include "autograd/grad_formulas.h"
 #include "base/str_cat.h"
@@ -31,13 +30,6 @@ GradList LayerNormGrad(const BackwardContext& c, G g) {
   return r;
 }
 
-// The indices [begin, end) as an int64 tensor on `device`.
-Tensor Range(int64_t begin, int64_t end, Device device) {
-  std::vector<int64_t> v(static_cast<size_t>(end - begin));
-  std::iota(v.begin(), v.end(), begin);
-  return FromVector<int64_t>(v, Shape{end - begin}, device);
-}
-
 // IndexSelect along any axis: each picked slice's gradient is added back to
 // the slice it came from (a scatter-add, O(gradient size)).
 GradList IndexSelectGrad(const BackwardContext& c, G g) {
@@ -62,8 +54,10 @@ GradList ConcatGrad(const BackwardContext& c, G g) {
   int64_t begin = 0;
   for (int i = 0; i < c.num_inputs(); ++i) {
     const int64_t n = c.input_meta(i).shape[axis];
-    if (c.needs_input_grad(i))
-      r[i] = ops::IndexSelect(g[0], axis, Range(begin, begin + n, g[0].device()));
+    // A view of the gradient's slice: no index tensor, no copy. (A view is
+    // never taken as a leaf's grad() buffer or accumulated into in place:
+    // SoleHandle.)
+    if (c.needs_input_grad(i)) r[i] = g[0].Slice(axis, begin, begin + n);
     begin += n;
   }
   return r;

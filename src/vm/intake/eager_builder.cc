@@ -150,12 +150,18 @@ absl::Status EagerBuilder::SyncRead(const Tensor& t, size_t bytes, BlobCallback 
   return absl::OkStatus();
 }
 
-void EagerBuilder::AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream) {
+void EagerBuilder::AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream,
+                                bool runtime_callback) {
   const internal::TensorImpl& impl = *internal::ImplOf(t);
   if (write) impl.blob()->NoteWrite(stream);
   Instruction* instr = InstructionPool::Acquire();
+  const size_t bytes = t.nbytes();
   instr->Emplace<AccessBlobPolicy>(Context(), impl.shared_blob(), static_cast<size_t>(impl.offset),
-                                   t.nbytes(), write, std::move(cb));
+                                   bytes, write, std::move(cb), runtime_callback);
+  if (runtime_callback) {
+    instr->donatable = true;
+    instr->operand_bytes = bytes < UINT32_MAX ? static_cast<uint32_t>(bytes) : UINT32_MAX;
+  }
   instr->set_stream(stream);
   Append(instr);
   only_releases_ = false;
@@ -164,8 +170,10 @@ void EagerBuilder::AppendAccess(const Tensor& t, BlobCallback cb, bool write, Vm
 absl::Status EagerBuilder::HostWrite(const Tensor& t, BlobCallback cb, const char* what) {
   absl::StatusOr<VmStream*> stream = AccessStream(t, /*write=*/true, what);
   if (!stream.ok()) return stream.status();
-  if (!t.device().is_cpu()) (*stream)->policy()->ReserveHostStaging(t.nbytes());
-  AppendAccess(t, std::move(cb), /*write=*/true, *stream);
+  const bool cpu = t.device().is_cpu();
+  if (!cpu) (*stream)->policy()->ReserveHostStaging(t.nbytes());
+  // On the CPU the callback (a memcpy) may run on the caller, as a small op does.
+  AppendAccess(t, std::move(cb), /*write=*/true, *stream, /*runtime_callback=*/cpu);
   return absl::OkStatus();
 }
 

@@ -65,8 +65,11 @@ class EagerBuilder final : public Builder {
   // `dst` as it is instead of failing.
   absl::Status AppendDeviceCopy(const Tensor& dst, const Tensor& src, const char* op,
                                 bool skip_unwritten_source);
-  // One AccessBlob instruction of a user's callback on `stream`.
-  void AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream);
+  // One AccessBlob instruction of a user's callback on `stream`; with
+  // `runtime_callback` the runtime's own (short, never blocks: HostWrite on
+  // the CPU), which an idle VM may run on the calling thread (donatable).
+  void AppendAccess(const Tensor& t, BlobCallback cb, bool write, VmStream* stream,
+                    bool runtime_callback = false);
   // A user's callback on a device tensor, through a CPU tensor (AccessBlob).
   absl::Status StagedAccess(const Tensor& t, BlobCallback cb, bool write, const char* what);
 
