@@ -8,6 +8,7 @@
 // FMA contraction (src/CMakeLists.txt), so `a + b * c` stays two roundings here as in Axpy. 16-bit
 // dtypes have no fused kernel: the optimizers run their unfused ops, each rounding to 16 bits.
 #include <cmath>
+#include <cstring>
 
 #include "kernels/cpu/kernel_util.h"
 
@@ -65,6 +66,78 @@ struct SgdMomentumStep {
   }
 };
 
+// Adam's update of elements [begin, end): the unfused ops' float operations
+// in their order.
+template <typename T>
+inline void AdamElements(T* p, const T* g, T* m, T* v, int64_t begin, int64_t end, T c1, T c2,
+                         T beta1, T one_minus_beta1, T beta2, T one_minus_beta2, T eps) {
+  for (int64_t i = begin; i < end; ++i) {
+    const T gi = g[i];
+    T mi = m[i] * beta1;
+    mi = mi + one_minus_beta1 * gi;
+    const T gg = gi * gi;
+    T vi = v[i] * beta2;
+    vi = vi + one_minus_beta2 * gg;
+    m[i] = mi;
+    v[i] = vi;
+    const T denom = static_cast<T>(std::sqrt(vi)) / c2 + eps;
+    const T update = mi / denom / c1;
+    p[i] = p[i] - update;
+  }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define EAGERVM_ADAM_AVX2 1
+// 32-byte lanes: sqrt(ps|pd) is correctly rounded like std::sqrt, and with
+// no FMA (avx2 alone, and no contraction in this folder) every lane rounds
+// as the scalar loop does: the same bits.
+typedef float AdamF8 __attribute__((vector_size(32)));
+typedef double AdamD4 __attribute__((vector_size(32)));
+__attribute__((target("avx2"))) inline AdamF8 VecSqrt(AdamF8 x) {
+  return __builtin_ia32_sqrtps256(x);
+}
+__attribute__((target("avx2"))) inline AdamD4 VecSqrt(AdamD4 x) {
+  return __builtin_ia32_sqrtpd256(x);
+}
+template <typename T>
+struct AdamLanes {
+  using V = AdamF8;
+};
+template <>
+struct AdamLanes<double> {
+  using V = AdamD4;
+};
+
+// The whole lanes of n elements; returns how many elements it did.
+template <typename T>
+__attribute__((target("avx2"))) int64_t AdamAvx2(T* p, const T* g, T* m, T* v, int64_t n, T c1,
+                                                 T c2, T beta1, T one_minus_beta1, T beta2,
+                                                 T one_minus_beta2, T eps) {
+  using V = typename AdamLanes<T>::V;
+  constexpr int64_t kLanes = sizeof(V) / sizeof(T);
+  const int64_t lanes = n / kLanes;
+  for (int64_t i = 0; i < lanes; ++i) {
+    V pi, gi, mi, vi;
+    std::memcpy(&pi, p + i * kLanes, sizeof(V));
+    std::memcpy(&gi, g + i * kLanes, sizeof(V));
+    std::memcpy(&mi, m + i * kLanes, sizeof(V));
+    std::memcpy(&vi, v + i * kLanes, sizeof(V));
+    mi = mi * beta1;
+    mi = mi + one_minus_beta1 * gi;
+    const V gg = gi * gi;
+    vi = vi * beta2;
+    vi = vi + one_minus_beta2 * gg;
+    const V denom = VecSqrt(vi) / c2 + eps;
+    const V update = mi / denom / c1;
+    pi = pi - update;
+    std::memcpy(m + i * kLanes, &mi, sizeof(V));
+    std::memcpy(v + i * kLanes, &vi, sizeof(V));
+    std::memcpy(p + i * kLanes, &pi, sizeof(V));
+  }
+  return lanes * kLanes;
+}
+#endif
+
 // scalars: eps. inputs: param (written), grad, m (written), v (written), c1
 // and c2 (0-d), {beta1, 1 - beta1, beta2, 1 - beta2}.
 template <typename T>
@@ -81,19 +154,16 @@ struct AdamStep {
             one_minus_beta2 = betas[3];
     const T eps = ctx.scalar(0).to<T>();
     const int64_t n = ctx.input_meta(0).shape.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      const T gi = g[i];
-      T mi = m[i] * beta1;
-      mi = mi + one_minus_beta1 * gi;
-      const T gg = gi * gi;
-      T vi = v[i] * beta2;
-      vi = vi + one_minus_beta2 * gg;
-      m[i] = mi;
-      v[i] = vi;
-      const T denom = static_cast<T>(std::sqrt(vi)) / c2 + eps;
-      const T update = mi / denom / c1;
-      p[i] = p[i] - update;
+    int64_t done = 0;
+#ifdef EAGERVM_ADAM_AVX2
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) {
+      done =
+          AdamAvx2<T>(p, g, m, v, n, c1, c2, beta1, one_minus_beta1, beta2, one_minus_beta2, eps);
     }
+#endif
+    AdamElements<T>(p, g, m, v, done, n, c1, c2, beta1, one_minus_beta1, beta2, one_minus_beta2,
+                    eps);
     return absl::OkStatus();
   }
 };
