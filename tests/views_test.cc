@@ -299,6 +299,54 @@ TEST(Views, TransposedTilesMatchTheContiguousOp) {
   }
 }
 
+// Column Slices of at least 1 MiB take the row walk with prefetches
+// (binary_kernels.cc's GappedRows): against a scalar loop over the base,
+// rows that are not multiples of its 64-line chunks, long and short rows,
+// either or both operands sliced, a broadcast row, float, double and int32,
+// and AddInplace with a sliced other.
+template <typename T>
+void CheckGappedRows(int64_t rows, int64_t base_cols, int64_t c0, int64_t c1) {
+  SCOPED_TRACE(::testing::Message()
+               << rows << "x" << base_cols << " [" << c0 << ", " << c1 << ") " << sizeof(T));
+  const int64_t w = c1 - c0;
+  std::vector<T> base(static_cast<size_t>(rows * base_cols)), other(static_cast<size_t>(rows * w));
+  for (size_t i = 0; i < base.size(); ++i) base[i] = static_cast<T>(i % 1013) * T(3) - T(700);
+  for (size_t i = 0; i < other.size(); ++i) other[i] = static_cast<T>((i * 7) % 509) + T(1);
+  std::vector<T> rw(static_cast<size_t>(w));
+  for (size_t j = 0; j < rw.size(); ++j) rw[j] = static_cast<T>(j % 31) + T(2);
+  Tensor v = Make(base, {rows, base_cols}).Slice(1, c0, c1);
+  Tensor v2 = Make(base, {rows, base_cols}).Slice(1, base_cols - w, base_cols);
+  Tensor o = Make(other, {rows, w}), row = Make(rw, {1, w});
+  std::vector<T> sum, diff, quot, both, prod_row;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < w; ++c) {
+      const T x = base[static_cast<size_t>(r * base_cols + c0 + c)];
+      const T x2 = base[static_cast<size_t>(r * base_cols + base_cols - w + c)];
+      const T y = other[static_cast<size_t>(r * w + c)];
+      sum.push_back(x + y);
+      diff.push_back(y - x);
+      quot.push_back(x / y);
+      both.push_back(x + x2);
+      prod_row.push_back(x * rw[static_cast<size_t>(c)]);
+    }
+  }
+  EXPECT_EQ(Values<T>(ops::Add(v, o)), sum);
+  EXPECT_EQ(Values<T>(ops::Sub(o, v)), diff);
+  EXPECT_EQ(Values<T>(ops::Div(v, o)), quot);
+  EXPECT_EQ(Values<T>(ops::Add(v, v2)), both);
+  EXPECT_EQ(Values<T>(ops::Mul(v, row)), prod_row);
+  Tensor acc = Make(other, {rows, w});
+  ASSERT_TRUE(ops::AddInplace(acc, v).ok());
+  EXPECT_EQ(Values<T>(acc), sum);
+}
+
+TEST(Views, ColumnSlicesOfLargeTensorsMatchAScalarLoop) {
+  CheckGappedRows<float>(300, 1500, 3, 1203);   // 4800-byte rows, 1.4 MiB
+  CheckGappedRows<float>(2000, 400, 250, 399);  // 596-byte rows: 14 rows ahead
+  CheckGappedRows<double>(200, 1100, 1, 1098);  // 8776-byte rows
+  CheckGappedRows<int32_t>(600, 700, 77, 690);  // int32
+}
+
 // Ops whose kernels need compact input get a copy (counted) and the right values.
 TEST(Views, OtherOpClassesGetCompactCopies) {
   const std::vector<float> base = Seq(24, 0.1f);
