@@ -273,9 +273,12 @@ void BM_DirectAdd1MTwoOutputs(benchmark::State& state) {
 BENCHMARK(BM_DirectAdd1MTwoOutputs)->UseRealTime();
 
 // Two independent chains of 8 in-place 1M-float adds, on range(0) streams
-// (1: both on stream 0; 2: one chain per stream). ns_per_op counts both chains.
+// (1: both on stream 0; 2: one chain per stream), submitted interleaved
+// (range(1) 0) or one whole chain, then the other (1). ns_per_op counts
+// both chains.
 void BM_EvmTwoChains(benchmark::State& state) {
   const int streams = static_cast<int>(state.range(0));
+  const bool one_then_other = state.range(1) != 0;
   Tensor x, y, one;
   {
     StreamScope s0(Stream(Device::Cpu(), 0));
@@ -287,23 +290,22 @@ void BM_EvmTwoChains(benchmark::State& state) {
     y = Full({kBig}, 0.0f, DType::kFloat32);
   }
   Check(state, Sync());
+  auto add = [&](int chain) {
+    StreamScope s(Stream(Device::Cpu(), chain == 0 ? 0 : streams - 1));
+    Check(state, ops::AddInplace(chain == 0 ? x : y, one));
+  };
   OpTimer timer;
   for (auto _ : state) {
     const int64_t t0 = WallNanos();
-    for (int i = 0; i < kBigOps; ++i) {
-      {
-        StreamScope s0(Stream(Device::Cpu(), 0));
-        Check(state, ops::AddInplace(x, one));
-      }
-      StreamScope s1(Stream(Device::Cpu(), streams - 1));
-      Check(state, ops::AddInplace(y, one));
+    for (int i = 0; i < 2 * kBigOps; ++i) {
+      add(one_then_other ? i / kBigOps : i % 2);
     }
     Check(state, Sync());
     timer.Add(WallNanos() - t0, 2 * kBigOps);
   }
   timer.Report(state);
 }
-BENCHMARK(BM_EvmTwoChains)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_EvmTwoChains)->Args({1, 0})->Args({2, 0})->Args({2, 1})->UseRealTime();
 
 // CPU used by the whole process (all VM threads) in the 300 ms after a burst
 // of work and a Sync(): "cpu_percent" of one core. Spinning after work is
@@ -333,7 +335,9 @@ int main(int argc, char** argv) {
           {"submit-side CPU / end-to-end (same op)", "BM_EvmSubmit", "BM_EvmChain", ""},
           {"independent (64 tensors, 2 streams) / chain", "BM_EvmIndependent", "BM_EvmChain", ""},
           {"1M-float add: VM / direct kernel call", "BM_EvmAdd1M", "BM_DirectAdd1M", "<= 1.05x"},
-          {"two 1M-add chains: 2 streams vs 1 (speed-up)", "BM_EvmTwoChains/2", "BM_EvmTwoChains/1",
+          {"two 1M-add chains: 2 streams vs 1 (speed-up)", "BM_EvmTwoChains/2/0",
+           "BM_EvmTwoChains/1/0", ">= 1.7x", /*speedup=*/true},
+          {"  the same, one chain then the other", "BM_EvmTwoChains/2/1", "BM_EvmTwoChains/1/0",
            ">= 1.7x", /*speedup=*/true},
       });
 }

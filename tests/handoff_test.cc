@@ -127,6 +127,30 @@ TEST_F(Handoff, AnOpOnAnotherStreamRightAfterAHandoffCountsAsOverlap) {
       /*times=*/16);
 }
 
+// One stream's chain queued, then another stream's: the first chain's
+// handoff was followed at once by its next op (no overlap by itself), but
+// the other stream's ops, queued while it runs, run beside it: the
+// back-off ends and the next round is handed off too.
+TEST_F(Handoff, AnotherStreamsOpsQueuedBesideAHandoffEndTheBackOff) {
+  OnFreshThread(
+      [](const Tensor& x) {
+        std::vector<Tensor> kept;
+        for (int round = 0; round < 3; ++round) {
+          const uint64_t before = Donated();
+          for (int i = 0; i < 3; ++i) kept.push_back(x * 2.0f);  // stream 0
+          {
+            StreamScope other(Stream(Device::Cpu(), 1));
+            for (int i = 0; i < 3; ++i) kept.push_back(x * 3.0f);
+          }
+          EXPECT_EQ(Donated(), before) << "round " << round;
+          ASSERT_TRUE(Sync().ok());
+        }
+        EXPECT_EQ(kept[0].ToVector<float>().value()[0], 2.0f);
+        EXPECT_EQ(kept.back().ToVector<float>().value()[0], 3.0f);
+      },
+      /*times=*/16);
+}
+
 // Reading the result right after a handoff is not overlap either (nor is a
 // Sync: TriesAgainAfterABackOffThatDoubles).
 TEST_F(Handoff, AWaitRightAfterAHandoffCountsAsNothingOverlapped) {

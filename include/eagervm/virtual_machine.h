@@ -70,8 +70,10 @@ struct EAGERVM_EXPORT VmOptions {
   // EAGERVM_HANDOFF_MIN_GAP_US.
   int64_t handoff_min_gap_us = 200;
   // Bounded run-ahead: when the ops a thread queued since it last found the
-  // VM idle are estimated to cost more than this (their operand bytes plus
-  // 4 KiB per op for the handoff), the thread yields its core until the VM
+  // VM idle are estimated to cost more than this (their operand bytes, at
+  // most 64 KiB an op, plus 4 KiB per op for the handoff; an op above
+  // donate_max_bytes counts the 4 KiB alone: large ops queued are the
+  // overlap), the thread yields its core until the VM
   // has finished what it received so far (2 ms at most), so that a queue of
   // small ops the VM works off slower than the thread adds to it drains, and
   // the next ops run on the caller again (donation) instead of each paying a

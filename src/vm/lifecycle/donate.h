@@ -58,7 +58,8 @@ extern constinit thread_local int64_t t_run_ahead;
 extern constinit thread_local int64_t t_handoff_at_ns;
 extern constinit thread_local int32_t t_large_on_caller;
 extern constinit thread_local int32_t t_large_backoff;
-// The stream of the single op whose handoff is being measured (null: a list).
+// The stream of this thread's last large op handed off on an idle VM (null:
+// none yet, or a list).
 extern constinit thread_local const VmStream* t_handoff_stream;
 }  // namespace internal_donate
 

@@ -106,16 +106,24 @@ bool VmImpl::MayDonateList(const InstructionList& list) {
     donatable = i->donatable;
     bytes += i->operand_bytes;
   }
-  return MayDonateBytes(donatable, static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX)));
+  return MayDonateBytes(donatable, static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX)),
+                        nullptr);
 }
 
-bool VmImpl::MayDonateLarge() {
+bool VmImpl::MayDonateLarge(const Instruction* single) {
   if (donate_below_ == 0 || handoff_min_gap_ns_ == 0) return false;
   // No busy-skip (MayDonate's): a large op's kernel dwarfs reading the
   // in-flight count, and a skip left by a small op (a release just after a
   // read, before the read's instruction was released) would hand it off.
-  if (counters_.in_flight() != 0) return false;  // busy: queued behind it, not a try
-  internal_donate::t_run_ahead = 0;              // idle: nothing of this thread's is queued
+  if (counters_.in_flight() != 0) {  // busy: queued behind it, not a try
+    const VmStream* last = internal_donate::t_handoff_stream;
+    if (single != nullptr && last != nullptr && single->stream() != last) {
+      internal_donate::t_large_backoff = 0;
+      internal_donate::t_large_on_caller = 0;
+    }
+    return false;
+  }
+  internal_donate::t_run_ahead = 0;  // idle: nothing of this thread's is queued
   if (internal_donate::t_large_on_caller > 0) {
     --internal_donate::t_large_on_caller;
     return true;

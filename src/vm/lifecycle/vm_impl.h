@@ -192,16 +192,18 @@ class VmImpl final : public VmContext {
   // Above donate_max_bytes, MayDonateLarge decides.
   static constexpr int32_t kBusySkip = 8;
   [[gnu::always_inline]] bool MayDonate(const Instruction& instr) {
-    return MayDonateBytes(instr.donatable, instr.operand_bytes);
+    return MayDonateBytes(instr.donatable, instr.operand_bytes, &instr);
   }
   // MayDonate of a list of several instructions (a graph's run, one per
   // segment), which runs on this thread as a whole: every instruction
   // donatable, their operand bytes summed.
   bool MayDonateList(const InstructionList& list);
-  [[gnu::always_inline]] bool MayDonateBytes(bool donatable, uint32_t operand_bytes) {
+  // `single`: the one instruction (null: a list).
+  [[gnu::always_inline]] bool MayDonateBytes(bool donatable, uint32_t operand_bytes,
+                                             const Instruction* single) {
     if (!donatable) return false;
     if (operand_bytes >= donate_below_) [[unlikely]]
-      return MayDonateLarge();
+      return MayDonateLarge(single);
     int32_t& skip = internal_donate::t_busy_skip;
     if (skip > 0) [[unlikely]] {
       --skip;
@@ -218,8 +220,12 @@ class VmImpl final : public VmContext {
   // instruction above donate_max_bytes on an idle VM runs here while
   // t_large_on_caller lasts; otherwise it is handed off and the handoff
   // timed (t_handoff_at_ns: kHandoffClockDue until it is queued, then
-  // StartHandoffClock). Never inline: only large ops come here.
-  bool MayDonateLarge();
+  // StartHandoffClock). On a busy VM it is queued; if it is an op on
+  // another stream than this thread's last large op handed off, that
+  // handoff paid after all (the two streams' ops run side by side: one
+  // chain queued, then another's), and the back-off ends. Never inline:
+  // only large ops come here.
+  bool MayDonateLarge(const Instruction* single);
   static constexpr int64_t kHandoffClockDue = -1;
   // `handed_off`: the single instruction handed off (null: a list).
   void StartHandoffClock(const Instruction* handed_off);
@@ -231,18 +237,21 @@ class VmImpl final : public VmContext {
   void NoteHandoffGap(const Instruction* next);
   // Bounded run-ahead (VmOptions::run_ahead_max_bytes): a queued
   // instruction's estimated cost, its operand bytes (what its kernel reads
-  // and writes; at most kQueuedBytesCap: one large op handed off is what
-  // overlap is for, not a queue to drain) plus kQueuedOpCost for the
+  // and writes; at most kQueuedBytesCap) plus kQueuedOpCost for the
   // handoff itself (a few microseconds of scheduler and worker time: about
-  // what a core moves in that time). Only host streams count (StreamPolicy::RunIsCompute): a
-  // device stream's work queues on the device, which bounds it itself (the
-  // driver's launch queue, then max_in_flight), and waiting for it to
-  // *finish* would empty the device's pipeline every few dozen launches
-  // (H200: 20,000 one-float kernels ran at 0.67x a raw launch loop).
+  // what a core moves in that time). An op above donate_max_bytes costs the
+  // handoff alone: large ops queued are what overlap is for (a chain on one
+  // stream while the thread queues another's), not a queue to drain, and
+  // their handoffs are a small part of their kernels. Only host streams count
+  // (StreamPolicy::RunIsCompute): a device stream's work queues on the device, which bounds it
+  // itself (the driver's launch queue, then max_in_flight), and waiting for it to *finish* would
+  // empty the device's pipeline every few dozen launches (H200: 20,000 one-float kernels ran at
+  // 0.67x a raw launch loop).
   static constexpr int64_t kQueuedOpCost = 4096;
   static constexpr uint32_t kQueuedBytesCap = 64 << 10;
-  static int64_t QueuedCost(const Instruction& instr) {
+  int64_t QueuedCost(const Instruction& instr) const {
     if (instr.stream() != nullptr && !instr.stream()->run_is_compute()) return 0;
+    if (instr.operand_bytes >= donate_below_) return kQueuedOpCost;
     return static_cast<int64_t>(std::min(instr.operand_bytes, kQueuedBytesCap)) + kQueuedOpCost;
   }
   // After queuing `cost` more: past the bound, this thread waits for the VM
