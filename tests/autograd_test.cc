@@ -684,6 +684,28 @@ TEST(AutogradGraph, CapturingBeforeGradsExistIsAClearError) {
   EXPECT_EQ(seen.code(), absl::StatusCode::kFailedPrecondition) << seen;
   EXPECT_NE(seen.message().find("eagerly before capturing"), std::string::npos) << seen;
   EXPECT_FALSE(m.w.grad().defined());
+  // The capture fails too: a graph of the forward pass alone would not train.
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kFailedPrecondition) << g.status();
+}
+
+// A refused Backward or Step whose Status the captured function drops still
+// fails the capture (graph.md: the first error is kept), as an op's does.
+TEST(AutogradGraph, ARefusalTheCapturedFunctionDropsFailsTheCapture) {
+  Model m = MakeModel();
+  optim::Sgd sgd(m.params(), 0.1);
+  const Tensor labels = FromVector<int64_t>({0, 1}, Shape{2});
+  absl::StatusOr<Graph> g =
+      Graph::Capture({TensorMeta{Shape{2, 4}, DType::kFloat64, Device::Cpu()}},
+                     [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+                       Tensor loss = ops::CrossEntropy(ops::MatMul(in[0], m.w) + m.b, labels);
+                       (void)autograd::Backward(loss);  // refused: no grad() yet
+                       (void)sgd.Step();                // refused: no gradients
+                       return {loss};
+                     });
+  ASSERT_FALSE(g.ok()) << "a graph that skips the backward pass and the update";
+  EXPECT_NE(g.status().message().find("eagerly before capturing"), std::string::npos)
+      << g.status();
 }
 
 }  // namespace

@@ -179,7 +179,10 @@ class [[nodiscard]] EAGERVM_EXPORT Tensor {
   // Marks this leaf (a tensor no recorded op made: a parameter) as requiring
   // grad, or not, and returns the same handle; ops reading it are then
   // recorded. Only floating tensors; an error tensor for others and for a
-  // tensor an op made. Call it before other threads use the tensor.
+  // tensor a recorded op made (one with gradient history: Detach() it
+  // first). An op's result made without gradients (no input requires grad,
+  // or under NoGradGuard) is a leaf like any other. Call it before other
+  // threads use the tensor.
   Tensor RequiresGrad(bool on = true) const;
   // True for a leaf marked RequiresGrad() and for a tensor recorded ops made
   // from one.

@@ -150,7 +150,8 @@ struct EAGERVM_EXPORT VmStats {
   uint64_t batched = 0;  // handed to a worker in one batch with the one before
   uint64_t inlined = 0;  // small ones run by the scheduler (VmOptions::inline_max_bytes)
   // Run on the submitting thread before its call returned, the VM being
-  // idle (donation: VmOptions::donate_max_bytes, and Sync()/reads).
+  // idle (donation: VmOptions::donate_max_bytes, and Sync()/reads). Not
+  // counted in the synchronous mode, where every instruction runs there.
   uint64_t donated = 0;
   uint64_t barriers = 0;
   uint64_t scheduler_wakeups = 0;  // parks of the scheduler that ended in a wake

@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "absl/container/flat_hash_map.h"
+#include "autograd/capture_refusal.h"
 #include "autograd/grad_node.h"
 #include "base/str_cat.h"
 #include "eagervm/ops.h"
@@ -284,12 +285,14 @@ absl::Status Differentiate(const Tensor& loss, bool retain, std::vector<Target>*
 namespace eagervm::autograd {
 
 absl::Status Backward(const Tensor& loss, bool retain_graph) {
-  if (absl::Status s = internal::CheckLoss(loss, "Backward"); !s.ok()) return s;
-  return internal::Differentiate(loss, retain_graph, nullptr, nullptr);
+  if (absl::Status s = internal::CheckLoss(loss, "Backward"); !s.ok())
+    return internal::NotedInCapture(s);
+  return internal::NotedInCapture(internal::Differentiate(loss, retain_graph, nullptr, nullptr));
 }
 
-absl::StatusOr<std::vector<Tensor>> Grad(const Tensor& loss, absl::Span<const Tensor> inputs,
-                                         bool retain_graph) {
+namespace {
+absl::StatusOr<std::vector<Tensor>> GradImpl(const Tensor& loss, absl::Span<const Tensor> inputs,
+                                             bool retain_graph) {
   if (absl::Status s = internal::CheckLoss(loss, "Grad"); !s.ok()) return s;
   std::vector<internal::Target> targets(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -317,7 +320,7 @@ absl::StatusOr<std::vector<Tensor>> Grad(const Tensor& loss, absl::Span<const Te
   return grads;
 }
 
-absl::Status ZeroGrad(absl::Span<const Tensor> params) {
+absl::Status ZeroGradImpl(absl::Span<const Tensor> params) {
   NoGradGuard no_grad;
   for (const Tensor& p : params) {
     if (p.defined() && !p.ok()) return p.status();
@@ -336,6 +339,18 @@ absl::Status ZeroGrad(absl::Span<const Tensor> params) {
     if (absl::Status s = ops::FillInplace(m->grad, 0.0); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+}  // namespace
+
+absl::StatusOr<std::vector<Tensor>> Grad(const Tensor& loss, absl::Span<const Tensor> inputs,
+                                         bool retain_graph) {
+  absl::StatusOr<std::vector<Tensor>> grads = GradImpl(loss, inputs, retain_graph);
+  if (!grads.ok()) (void)internal::NotedInCapture(grads.status());
+  return grads;
+}
+
+absl::Status ZeroGrad(absl::Span<const Tensor> params) {
+  return internal::NotedInCapture(ZeroGradImpl(params));
 }
 
 }  // namespace eagervm::autograd

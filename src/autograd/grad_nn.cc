@@ -54,10 +54,10 @@ GradList ConcatGrad(const BackwardContext& c, G g) {
   int64_t begin = 0;
   for (int i = 0; i < c.num_inputs(); ++i) {
     const int64_t n = c.input_meta(i).shape[axis];
-    // A view of the gradient's slice: no index tensor, no copy. (A view is
-    // never taken as a leaf's grad() buffer or accumulated into in place:
-    // SoleHandle.)
-    if (c.needs_input_grad(i)) r[i] = g[0].Slice(axis, begin, begin + n);
+    // The gradient's slice: no index tensor to upload. Made compact once
+    // here (a copy only where the slice is strided), not by each consumer
+    // that needs compact input.
+    if (c.needs_input_grad(i)) r[i] = g[0].Slice(axis, begin, begin + n).Contiguous();
     begin += n;
   }
   return r;

@@ -1,6 +1,7 @@
 // optim::Sgd and optim::Adam: in-place updates inside a NoGradGuard.
 #include "eagervm/optim.h"
 
+#include "autograd/capture_refusal.h"
 #include "autograd/grad_node.h"
 #include "base/str_cat.h"
 #include "eagervm/autograd.h"
@@ -62,29 +63,32 @@ Sgd::Sgd(std::vector<Tensor> params, double lr, double momentum, double weight_d
 }
 
 absl::Status Sgd::Step() {
-  EAGERVM_ASSIGN_OR_RETURN(const std::vector<Tensor> grads, GradsOf(params_, "Sgd"));
-  autograd::NoGradGuard no_grad;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    if (!grads[i].defined()) continue;
-    const Tensor& p = params_[i];
-    const bool momentum = momentum_ != 0;
-    if (fused_ && (momentum ? momentum_hyper_[i].defined()
-                            : internal::HasFusedSgdKernel(p.device(), p.dtype(), false))) {
-      EAGERVM_RETURN_IF_ERROR(
-          internal::SgdStep(p, grads[i], momentum ? &momentum_buffers_[i] : nullptr,
-                            momentum ? &momentum_hyper_[i] : nullptr, lr_, weight_decay_));
-      continue;
+  // A refusal inside Graph::Capture fails the capture (capture_refusal.h).
+  return internal::NotedInCapture([&]() -> absl::Status {
+    EAGERVM_ASSIGN_OR_RETURN(const std::vector<Tensor> grads, GradsOf(params_, "Sgd"));
+    autograd::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (!grads[i].defined()) continue;
+      const Tensor& p = params_[i];
+      const bool momentum = momentum_ != 0;
+      if (fused_ && (momentum ? momentum_hyper_[i].defined()
+                              : internal::HasFusedSgdKernel(p.device(), p.dtype(), false))) {
+        EAGERVM_RETURN_IF_ERROR(
+            internal::SgdStep(p, grads[i], momentum ? &momentum_buffers_[i] : nullptr,
+                              momentum ? &momentum_hyper_[i] : nullptr, lr_, weight_decay_));
+        continue;
+      }
+      Tensor d = grads[i];
+      if (weight_decay_ != 0) d = d + ops::MulScalar(p, weight_decay_);
+      if (momentum_ != 0) {
+        EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(momentum_buffers_[i], momentum_));
+        EAGERVM_RETURN_IF_ERROR(ops::AddInplace(momentum_buffers_[i], d));
+        d = momentum_buffers_[i];
+      }
+      EAGERVM_RETURN_IF_ERROR(ops::Axpy(p, -lr_, d));
     }
-    Tensor d = grads[i];
-    if (weight_decay_ != 0) d = d + ops::MulScalar(p, weight_decay_);
-    if (momentum_ != 0) {
-      EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(momentum_buffers_[i], momentum_));
-      EAGERVM_RETURN_IF_ERROR(ops::AddInplace(momentum_buffers_[i], d));
-      d = momentum_buffers_[i];
-    }
-    EAGERVM_RETURN_IF_ERROR(ops::Axpy(p, -lr_, d));
-  }
-  return absl::OkStatus();
+    return absl::OkStatus();
+  }());
 }
 
 Adam::Adam(std::vector<Tensor> params, double lr, double beta1, double beta2, double eps)
@@ -110,35 +114,38 @@ Adam::Adam(std::vector<Tensor> params, double lr, double beta1, double beta2, do
 }
 
 absl::Status Adam::Step() {
-  EAGERVM_ASSIGN_OR_RETURN(const std::vector<Tensor> grads, GradsOf(params_, "Adam"));
-  autograd::NoGradGuard no_grad;
-  // Bias corrections as 0-d tensors (not host numbers), so a captured step
-  // replays with the right step count.
-  std::vector<Tensor> c1, c2;
-  for (size_t k = 0; k < beta1_pow_.size(); ++k) {
-    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta1_pow_[k], beta1_));
-    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta2_pow_[k], beta2_));
-    c1.push_back(ops::MulScalar(1.0 - beta1_pow_[k], 1.0 / lr_));  // (1 - beta1^t) / lr
-    c2.push_back(ops::Sqrt(1.0 - beta2_pow_[k]));                  // sqrt(1 - beta2^t)
-  }
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const Tensor& g = grads[i];
-    if (!g.defined()) continue;
-    const Tensor& p = params_[i];
-    if (fused_ && betas_[group_[i]].defined()) {
-      EAGERVM_RETURN_IF_ERROR(internal::AdamStep(p, g, m_[i], v_[i], c1[group_[i]], c2[group_[i]],
-                                                 betas_[group_[i]], eps_));
-      continue;
+  // A refusal inside Graph::Capture fails the capture (capture_refusal.h).
+  return internal::NotedInCapture([&]() -> absl::Status {
+    EAGERVM_ASSIGN_OR_RETURN(const std::vector<Tensor> grads, GradsOf(params_, "Adam"));
+    autograd::NoGradGuard no_grad;
+    // Bias corrections as 0-d tensors (not host numbers), so a captured step
+    // replays with the right step count.
+    std::vector<Tensor> c1, c2;
+    for (size_t k = 0; k < beta1_pow_.size(); ++k) {
+      EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta1_pow_[k], beta1_));
+      EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta2_pow_[k], beta2_));
+      c1.push_back(ops::MulScalar(1.0 - beta1_pow_[k], 1.0 / lr_));  // (1 - beta1^t) / lr
+      c2.push_back(ops::Sqrt(1.0 - beta2_pow_[k]));                  // sqrt(1 - beta2^t)
     }
-    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(m_[i], beta1_));
-    EAGERVM_RETURN_IF_ERROR(ops::Axpy(m_[i], 1 - beta1_, g));
-    EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(v_[i], beta2_));
-    EAGERVM_RETURN_IF_ERROR(ops::Axpy(v_[i], 1 - beta2_, g * g));
-    // p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
-    const Tensor denom = ops::AddScalar(ops::Sqrt(v_[i]) / c2[group_[i]], eps_);
-    EAGERVM_RETURN_IF_ERROR(ops::SubInplace(params_[i], m_[i] / denom / c1[group_[i]]));
-  }
-  return absl::OkStatus();
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const Tensor& g = grads[i];
+      if (!g.defined()) continue;
+      const Tensor& p = params_[i];
+      if (fused_ && betas_[group_[i]].defined()) {
+        EAGERVM_RETURN_IF_ERROR(internal::AdamStep(p, g, m_[i], v_[i], c1[group_[i]], c2[group_[i]],
+                                                   betas_[group_[i]], eps_));
+        continue;
+      }
+      EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(m_[i], beta1_));
+      EAGERVM_RETURN_IF_ERROR(ops::Axpy(m_[i], 1 - beta1_, g));
+      EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(v_[i], beta2_));
+      EAGERVM_RETURN_IF_ERROR(ops::Axpy(v_[i], 1 - beta2_, g * g));
+      // p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
+      const Tensor denom = ops::AddScalar(ops::Sqrt(v_[i]) / c2[group_[i]], eps_);
+      EAGERVM_RETURN_IF_ERROR(ops::SubInplace(params_[i], m_[i] / denom / c1[group_[i]]));
+    }
+    return absl::OkStatus();
+  }());
 }
 
 }  // namespace eagervm::optim
