@@ -2,45 +2,25 @@
 // mean and (biased) variance, both computed in double in two passes, so
 // rows with a large mean lose no digits.
 #include <cmath>
-#include <cstring>
 #include <type_traits>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/vec_map_row.h"
 #include "kernels/cpu/vec_normal_cdf.h"
 
 namespace eagervm::kernels {
 namespace {
 
-// float32 erf form: x Phi(x), Phi by vec_normal_cdf.h (8 lanes under AVX2;
-// the same bits at every width and for the tail).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx2"), flatten)) void GeluErfRowAvx2(const float* x, float* out,
-                                                             int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    vec::F8 v, p;
-    std::memcpy(&v, x + i, sizeof v);
-    p = v;
-    vec::NormalCdfInPlace(&p);
-    v = v * p;
-    std::memcpy(out + i, &v, sizeof v);
+// float32 erf form: x Phi(x), Phi by vec_normal_cdf.h (vec_map_row.h: 8
+// lanes under AVX2; the same bits at every width and for the tail).
+struct GeluErfLanes {
+  template <typename V>
+  static void Lanes(V* v) {
+    V phi = *v;
+    vec::NormalCdfInPlace(&phi);
+    *v = *v * phi;
   }
-  for (; i < n; ++i) out[i] = x[i] * vec::NormalCdf(x[i]);
-}
-#endif
-void GeluErfRow(const float* x, float* out, int64_t n) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return GeluErfRowAvx2(x, out, n);
-#endif
-  int64_t i = 0;
-  for (; i + vec::kLanes <= n; i += vec::kLanes) {
-    vec::F4 v = vec::Load(x + i), p = v;
-    vec::NormalCdfInPlace(&p);
-    vec::Store(out + i, v * p);
-  }
-  for (; i < n; ++i) out[i] = x[i] * vec::NormalCdf(x[i]);
-}
+};
 
 // 0.5 x (1 + erf(x / sqrt 2)) (float32: x Phi(x), above), or the tanh approximation
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); scalar(0) picks it.
@@ -58,7 +38,7 @@ struct Gelu {
           out[i] = T(0.5) * v * (T(1) + std::tanh(k * (v + T(0.044715) * v * v * v)));
         }
       } else if constexpr (std::is_same_v<T, float>) {
-        GeluErfRow(x, out, n);
+        vec::MapRow<GeluErfLanes>(x, out, n);
       } else {
         const T r = static_cast<T>(0.7071067811865476);  // 1 / sqrt(2)
         for (int64_t i = 0; i < n; ++i) out[i] = T(0.5) * x[i] * (T(1) + std::erf(x[i] * r));

@@ -1,13 +1,12 @@
 // Unary elementwise kernels: contiguous loops over the whole tensor. Relu and
 // Neg serve the integer dtypes too; the transcendental ones only float32/64.
 #include <cmath>
-#include <cstring>
 #include <type_traits>
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/strided.h"
-#include "kernels/cpu/vec_exp.h"
+#include "kernels/cpu/vec_map_row.h"
 #include "ops/strided.h"
 
 namespace eagervm::kernels {
@@ -28,29 +27,15 @@ struct NegFn {
 // The float-only functions are instantiated for every dtype (KernelFor's
 // switch) but registered for float32/64 only; the casts are no-ops there and
 // keep clang's -Werror quiet about the integer and bool instantiations.
-// float32 rows go through vec_exp.h (within 2 ulp, 8 lanes under AVX2, the
-// same bits at every width and for the tail); float64 through std::exp.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx2"), flatten)) void ExpRowAvx2(const float* x, float* out, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    vec::F8 v;
-    std::memcpy(&v, x + i, sizeof v);
-    vec::ExpInPlace(&v);
-    std::memcpy(out + i, &v, sizeof v);
+// float32 rows go through vec_exp.h (within 2 ulp; vec_map_row.h: 8 lanes
+// under AVX2, the same bits at every width and for the tail); float64
+// through std::exp.
+struct ExpLanes {
+  template <typename V>
+  static void Lanes(V* v) {
+    vec::ExpInPlace(v);
   }
-  for (; i < n; ++i) out[i] = vec::Exp(x[i]);
-}
-#endif
-void ExpRow(const float* x, float* out, int64_t n) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return ExpRowAvx2(x, out, n);
-#endif
-  int64_t i = 0;
-  for (; i + vec::kLanes <= n; i += vec::kLanes) vec::Store(out + i, vec::Exp(vec::Load(x + i)));
-  for (; i < n; ++i) out[i] = vec::Exp(x[i]);
-}
+};
 struct ExpFn {
   template <typename T>
   static T Apply(T x) {
@@ -61,7 +46,7 @@ struct ExpFn {
   template <typename T>
   static bool Row(const T* x, T* out, int64_t n) {
     if constexpr (std::is_same_v<T, float>) {
-      ExpRow(x, out, n);
+      vec::MapRow<ExpLanes>(x, out, n);
       return true;
     }
     return false;
