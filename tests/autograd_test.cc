@@ -704,8 +704,7 @@ TEST(AutogradGraph, ARefusalTheCapturedFunctionDropsFailsTheCapture) {
                        return {loss};
                      });
   ASSERT_FALSE(g.ok()) << "a graph that skips the backward pass and the update";
-  EXPECT_NE(g.status().message().find("eagerly before capturing"), std::string::npos)
-      << g.status();
+  EXPECT_NE(g.status().message().find("eagerly before capturing"), std::string::npos) << g.status();
 }
 
 }  // namespace
