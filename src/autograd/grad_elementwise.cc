@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/grad_formulas.h"
+#include "ops/grad_ops.h"
 
 namespace eagervm::internal {
 namespace {
@@ -151,12 +152,15 @@ void DefineUnary() {
   });
   // Gelu, erf form: x * Phi(x), so d/dx = Phi(x) + x * phi(x), with
   // Phi(x) = Gelu(x) / x (0.5 at 0). Tanh form: the derivative of
-  // 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3).
+  // 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3). One instruction
+  // (ops/grad_ops.h) where the backend has a kernel for the dtype.
   DefineGradFormula(
       "Gelu",
       [](const BackwardContext& c, G g) -> GradList {
         const Tensor& x = c.input(0);
         const bool tanh_form = c.scalars()[0].to<bool>();
+        if (g[0].meta() == x.meta() && HasGeluGradKernel(x.device(), x.dtype()))
+          return std::vector<Tensor>{GeluGrad(x, g[0], tanh_form)};
         if (tanh_form) {
           const double k = std::sqrt(2.0 / M_PI);
           const Tensor x2 = x * x;

@@ -3,6 +3,7 @@
 
 #include "autograd/grad_formulas.h"
 #include "base/str_cat.h"
+#include "ops/grad_ops.h"
 
 namespace eagervm::internal {
 namespace {
@@ -12,10 +13,19 @@ using G = absl::Span<const Tensor>;
 
 // LayerNorm over the last axis: xhat = (x - mean) * rstd, y = xhat * w + b.
 // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = g * w.
-GradList LayerNormGrad(const BackwardContext& c, G g) {
+// Where the backend has a kernel for the dtype: one instruction
+// (ops/grad_ops.h) for all three gradients.
+GradList LayerNormBackward(const BackwardContext& c, G g) {
   const Tensor& x = c.input(0);
   const Tensor& w = c.input(1);
   const double eps = c.scalars()[0].to<double>();
+  if (g[0].meta() == x.meta() && HasLayerNormGradKernel(x.device(), x.dtype())) {
+    absl::StatusOr<std::vector<Tensor>> r = LayerNormGrad(x, w, g[0], eps);
+    if (!r.ok()) return r.status();
+    for (int i = 0; i < 3; ++i)
+      if (!c.needs_input_grad(i)) (*r)[static_cast<size_t>(i)] = Tensor();
+    return r;
+  }
   const Tensor centered = x - ops::Mean(x, -1, true);
   const Tensor var = ops::Mean(centered * centered, -1, true);
   const Tensor rstd = ops::Pow(var + eps, -0.5);
@@ -71,7 +81,7 @@ GradList SplitGrad(const BackwardContext& c, G g) {
 }  // namespace
 
 void DefineNnGrads() {
-  DefineGradFormula("LayerNorm", LayerNormGrad, Bit(0) | Bit(1), kSaveNone);
+  DefineGradFormula("LayerNorm", LayerNormBackward, Bit(0) | Bit(1), kSaveNone);
   DefineGradFormula("IndexSelect", IndexSelectGrad, Bit(1), kSaveNone);
   DefineGradFormula("IndexAdd", IndexAddGrad, Bit(1), kSaveNone);
   DefineGradFormula("Concat", ConcatGrad, kSaveNone, kSaveNone);

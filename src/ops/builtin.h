@@ -84,6 +84,10 @@ inline constexpr BuiltinOp kLogSoftmax{"LogSoftmax"};
 inline constexpr BuiltinOp kCrossEntropy{"CrossEntropy"};
 inline constexpr BuiltinOp kGelu{"Gelu"};
 inline constexpr BuiltinOp kLayerNorm{"LayerNorm"};
+// Backward kernels of the autograd formulas (ops/grad_ops.h): one
+// instruction where the composed formula would be a dozen.
+inline constexpr BuiltinOp kGeluGrad{"GeluGrad"};
+inline constexpr BuiltinOp kLayerNormGrad{"LayerNormGrad"};
 inline constexpr BuiltinOp kArgmax{"Argmax"};
 inline constexpr BuiltinOp kArgmin{"Argmin"};
 inline constexpr BuiltinOp kOneHot{"OneHot"};
@@ -153,6 +157,8 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
     &kCrossEntropy,
     &kGelu,
     &kLayerNorm,
+    &kGeluGrad,
+    &kLayerNormGrad,
     &kArgmax,
     &kArgmin,
     &kOneHot,

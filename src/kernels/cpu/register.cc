@@ -15,6 +15,7 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterCompareCpuKernels(r);
   RegisterSoftmaxCpuKernels(r);
   RegisterNnCpuKernels(r);
+  RegisterLayerNormCpuKernels(r);
   RegisterIndexCpuKernels(r);
   RegisterMatMulTransposedCpuKernels(r);
   RegisterInplaceCpuKernels(r);

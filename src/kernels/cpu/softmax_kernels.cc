@@ -210,14 +210,7 @@ __attribute__((target("avx2"), flatten)) void StatsAvx2(const float* x, int64_t 
                                                         double* log_sum_out) {
   StatsOf<vec::F8>(x, n, max_out, log_sum_out);
 }
-// AVX-512F brings FMA with it: no multiply-add may be fused (the baseline
-// has none), or the bits would differ. Clang: vec_exp.h's pragma.
-#if defined(__clang__)
-#define EAGERVM_AVX512_NO_FMA __attribute__((target("avx512f"), flatten))
-#else
-#define EAGERVM_AVX512_NO_FMA \
-  __attribute__((target("avx512f"), optimize("fp-contract=off"), flatten))
-#endif
+// AVX-512F: EAGERVM_AVX512_NO_FMA (vec_exp.h).
 EAGERVM_AVX512_NO_FMA void RowsAvx512(bool log, const float* x, int64_t rows, int64_t n,
                                       float* out) {
   log ? RowsOf<vec::F16, true>(x, rows, n, out) : RowsOf<vec::F16, false>(x, rows, n, out);

@@ -20,11 +20,21 @@
 #include <cstring>
 
 // No multiply-add is fused, whatever the target: GCC is told so on the
-// AVX-512 functions that include this code (optimize("fp-contract=off") in
-// softmax_kernels.cc), Clang here.
+// AVX-512 functions that include this code (EAGERVM_AVX512_NO_FMA below),
+// Clang here.
 #if defined(__clang__)
 #pragma float_control(push)
 #pragma clang fp contract(off)
+#endif
+
+// A function built for AVX-512F, whose FMA no multiply-add may use (the
+// baseline has none, or the bits would differ): GCC is told on the function,
+// Clang by the pragma above.
+#if defined(__clang__)
+#define EAGERVM_AVX512_NO_FMA __attribute__((target("avx512f"), flatten))
+#else
+#define EAGERVM_AVX512_NO_FMA \
+  __attribute__((target("avx512f"), optimize("fp-contract=off"), flatten))
 #endif
 
 namespace eagervm::kernels::vec {

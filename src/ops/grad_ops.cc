@@ -1,0 +1,67 @@
+// GeluGrad and LayerNormGrad (ops/grad_ops.h): their checks on the calling
+// thread, then one instruction each.
+#include "ops/grad_ops.h"
+
+#include "base/str_cat.h"
+#include "eagervm/status_macros.h"
+#include "ops/builtin.h"
+#include "ops/op_checks.h"
+#include "ops/submit_op.h"
+
+namespace eagervm::internal {
+namespace {
+
+// g is a defined, ok tensor with x's dtype, device and shape.
+absl::Status CheckGradLike(const Tensor& x, const Tensor& g, const char* op) {
+  EAGERVM_RETURN_IF_ERROR(CheckTensor(x, op, "x"));
+  EAGERVM_RETURN_IF_ERROR(CheckTensor(g, op, "g"));
+  EAGERVM_RETURN_IF_ERROR(CheckFloating(x, op));
+  if (g.meta() != x.meta()) {
+    return absl::InvalidArgumentError(base::Cat(op, ": g ", g.dtype(), " ", g.shape(), " on ",
+                                                g.device(), " does not match x ", x.dtype(), " ",
+                                                x.shape(), " on ", x.device()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool HasGeluGradKernel(Device device, DType dtype) {
+  return EAGERVM_BUILTIN_OP(kGeluGrad).FindKernel(device.type(), dtype) != nullptr;
+}
+
+bool HasLayerNormGradKernel(Device device, DType dtype) {
+  return EAGERVM_BUILTIN_OP(kLayerNormGrad).FindKernel(device.type(), dtype) != nullptr;
+}
+
+Tensor GeluGrad(const Tensor& x, const Tensor& g, bool tanh_approximation) {
+  const OpDef& def = EAGERVM_BUILTIN_OP(kGeluGrad);
+  if (absl::Status s = CheckGradLike(x, g, def.name.c_str()); !s.ok()) {
+    return Tensor::Error(std::move(s));
+  }
+  return SubmitOpWithOutput(def, x.dtype(), x.meta(), {&x, &g}, {Scalar(tanh_approximation)});
+}
+
+absl::StatusOr<std::vector<Tensor>> LayerNormGrad(const Tensor& x, const Tensor& weight,
+                                                  const Tensor& g, double eps) {
+  const OpDef& def = EAGERVM_BUILTIN_OP(kLayerNormGrad);
+  const char* op = def.name.c_str();
+  EAGERVM_RETURN_IF_ERROR(CheckGradLike(x, g, op));
+  EAGERVM_RETURN_IF_ERROR(CheckTensor(weight, op, "weight"));
+  const int64_t d = x.dim() == 0 ? -1 : x.size(x.dim() - 1);
+  const TensorMeta wmeta{Shape{d}, x.dtype(), x.device()};
+  if (x.dim() == 0 || weight.meta() != wmeta) {
+    return absl::InvalidArgumentError(base::Cat(op, ": weight ", weight.dtype(), " ",
+                                                weight.shape(), " does not fit x ", x.dtype(), " ",
+                                                x.shape()));
+  }
+  std::vector<Tensor> out = {NewTensor(x.meta()), NewTensor(wmeta), NewTensor(wmeta)};
+  const Tensor* inputs[] = {&x, &weight, &g};
+  const Tensor* outputs[] = {&out[0], &out[1], &out[2]};
+  const Scalar scalars[] = {Scalar(eps)};
+  EAGERVM_RETURN_IF_ERROR(SubmitOp(def, x.dtype(), absl::MakeConstSpan(inputs),
+                                   absl::MakeConstSpan(outputs), absl::MakeConstSpan(scalars)));
+  return out;
+}
+
+}  // namespace eagervm::internal

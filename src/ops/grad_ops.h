@@ -1,0 +1,37 @@
+// Fused backward kernels of autograd formulas (autograd/grad_nn.cc,
+// grad_elementwise.cc): one instruction each where the formula composed of
+// ordinary ops would be a dozen, each reading and writing the whole tensor.
+// Not part of the public op set: the formulas call them where the backend
+// has a kernel for the dtype (CPU: float32 and float64) and compose the
+// same math from ops elsewhere.
+//
+// Threads: any thread; each call validates on the calling thread and queues
+// one instruction (never blocks, except for back-pressure). Tensors are
+// retained by the instruction.
+#ifndef EAGERVM_OPS_GRAD_OPS_H_
+#define EAGERVM_OPS_GRAD_OPS_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "eagervm/tensor.h"
+
+namespace eagervm::internal {
+
+bool HasGeluGradKernel(Device device, DType dtype);
+bool HasLayerNormGradKernel(Device device, DType dtype);
+
+// g * Gelu'(x) (erf form, or the tanh approximation's derivative), for
+// Gelu(x, tanh_approximation); g has x's dtype, device and shape. An error
+// tensor names the mismatch.
+Tensor GeluGrad(const Tensor& x, const Tensor& g, bool tanh_approximation);
+
+// {dx, dweight, dbias} of LayerNorm(x, weight, bias, eps) for the output's
+// gradient g (x's dtype, device and shape): each row's mean and variance
+// recomputed from x as the forward computes them.
+absl::StatusOr<std::vector<Tensor>> LayerNormGrad(const Tensor& x, const Tensor& weight,
+                                                  const Tensor& g, double eps);
+
+}  // namespace eagervm::internal
+
+#endif  // EAGERVM_OPS_GRAD_OPS_H_
