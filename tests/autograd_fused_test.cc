@@ -1,8 +1,9 @@
-// The fused backward kernels of Gelu and LayerNorm (one instruction each on
-// the CPU for float32 and float64): float32 gradients against the float64
-// ones (which autograd_test checks against finite differences), over row
-// lengths that take every path of the kernels (blocks of 16, of 4, the
-// tail), rows with a large mean, and Gelu at its edge values.
+// The fused backward kernels of Gelu, LayerNorm and Softmax (one
+// instruction each on the CPU for float32 and float64): float64 gradients
+// against finite differences, float32 ones against float64, over row
+// lengths that take every path of the kernels (blocks of 16, of 8 or 4, the
+// tail; rows along the last axis and along others), rows with a large mean
+// or large logits, and Gelu at its edge values.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,9 +16,11 @@
 namespace eagervm {
 namespace {
 
+// Samples rounded to float32, so float32 and float64 runs see the same
+// inputs and differ only by the kernels' arithmetic.
 std::vector<double> Normal(std::mt19937_64& rng, size_t n, double mean, double sd) {
   std::vector<double> v(n);
-  for (double& x : v) x = std::normal_distribution<double>(mean, sd)(rng);
+  for (double& x : v) x = static_cast<float>(std::normal_distribution<double>(mean, sd)(rng));
   return v;
 }
 
@@ -77,10 +80,36 @@ TEST(FusedBackward, LayerNormFloat32MatchesFloat64) {
       const std::vector<Shape> shapes = {Shape{rows, d}, Shape{d}, Shape{d}};
       const std::vector<double> r = Normal(rng, n, 0, 1);
       auto f = [](const std::vector<Tensor>& x) { return ops::LayerNorm(x[0], x[1], x[2], 1e-5); };
-      // Large means: float32 keeps ~7 digits of x itself, so x - mean is
-      // known to 1000 * 6e-8 and the gradients to about 1e-4 of their scale.
       ExpectClose(Grads<float>(data, shapes, r, shapes[0], f),
-                  Grads<double>(data, shapes, r, shapes[0], f), mean == 0 ? 2e-6 : 2e-3);
+                  Grads<double>(data, shapes, r, shapes[0], f), 2e-6);
+    }
+  }
+}
+
+// The float64 gradients of sum(f(inputs) * r) against central differences,
+// at every `stride`-th element of each input.
+template <typename F>
+void ExpectFiniteDifferences(const std::vector<std::vector<double>>& data,
+                             const std::vector<Shape>& shapes, const Shape& out_shape, F f,
+                             size_t stride) {
+  std::mt19937_64 rng(99);
+  const std::vector<double> r = Normal(rng, static_cast<size_t>(out_shape.numel()), 0, 1);
+  const std::vector<std::vector<double>> g = Grads<double>(data, shapes, r, out_shape, f);
+  ASSERT_EQ(g.size(), data.size());
+  auto loss = [&](const std::vector<std::vector<double>>& d) {
+    autograd::NoGradGuard no_grad;
+    std::vector<Tensor> xs;
+    for (size_t i = 0; i < d.size(); ++i) xs.push_back(Of<double>(d[i], shapes[i]));
+    return *ops::Sum(f(xs) * Of<double>(r, out_shape)).template Item<double>();
+  };
+  const double h = 1e-6;
+  for (size_t i = 0; i < data.size(); ++i) {
+    for (size_t e = 0; e < data[i].size(); e += stride) {
+      std::vector<std::vector<double>> up = data, down = data;
+      up[i][e] += h, down[i][e] -= h;
+      const double numeric = (loss(up) - loss(down)) / (2 * h);
+      EXPECT_NEAR(g[i][e], numeric, 1e-5 * (1 + std::fabs(numeric)))
+          << "input " << i << " element " << e;
     }
   }
 }
@@ -89,35 +118,42 @@ TEST(FusedBackward, LayerNormFloat64MatchesFiniteDifferences) {
   // The float64 kernel's block paths (autograd_test's check has d = 5).
   std::mt19937_64 rng(12);
   const int64_t rows = 3, d = 37;
-  const std::vector<double> x = Normal(rng, rows * d, 0.5, 1.0), w = Normal(rng, d, 1, 0.5),
-                            b = Normal(rng, d, 0, 0.5), r = Normal(rng, rows * d, 0, 1);
-  auto loss = [&](const std::vector<double>& xv, const std::vector<double>& wv,
-                  const std::vector<double>& bv) {
-    autograd::NoGradGuard no_grad;
-    Tensor y =
-        ops::LayerNorm(Of<double>(xv, {rows, d}), Of<double>(wv, {d}), Of<double>(bv, {d}), 1e-5);
-    return *ops::Sum(y * Of<double>(r, {rows, d})).Item<double>();
-  };
-  const std::vector<std::vector<double>> g = Grads<double>(
-      {x, w, b}, {Shape{rows, d}, Shape{d}, Shape{d}}, r, Shape{rows, d},
-      [](const std::vector<Tensor>& t) { return ops::LayerNorm(t[0], t[1], t[2], 1e-5); });
-  ASSERT_EQ(g.size(), 3u);
-  const double h = 1e-6;
-  for (size_t e = 0; e < x.size(); e += 7) {
-    std::vector<double> up = x, down = x;
-    up[e] += h, down[e] -= h;
-    const double numeric = (loss(up, w, b) - loss(down, w, b)) / (2 * h);
-    EXPECT_NEAR(g[0][e], numeric, 1e-5 * (1 + std::fabs(numeric))) << "x element " << e;
+  ExpectFiniteDifferences(
+      {Normal(rng, rows * d, 0.5, 1.0), Normal(rng, d, 1, 0.5), Normal(rng, d, 0, 0.5)},
+      {Shape{rows, d}, Shape{d}, Shape{d}}, Shape{rows, d},
+      [](const std::vector<Tensor>& t) { return ops::LayerNorm(t[0], t[1], t[2], 1e-5); }, 3);
+}
+
+TEST(FusedBackward, SoftmaxFloat64MatchesFiniteDifferences) {
+  std::mt19937_64 rng(14);
+  const Shape s{3, 37, 2};
+  for (int axis : {0, 1, 2}) {
+    SCOPED_TRACE(testing::Message() << "axis " << axis);
+    ExpectFiniteDifferences(
+        {Normal(rng, static_cast<size_t>(s.numel()), 0, 2)}, {s}, s,
+        [axis](const std::vector<Tensor>& t) { return ops::Softmax(t[0], axis); }, 5);
   }
-  for (size_t e = 0; e < w.size(); e += 5) {
-    std::vector<double> up = w, down = w;
-    up[e] += h, down[e] -= h;
-    const double numeric = (loss(x, up, b) - loss(x, down, b)) / (2 * h);
-    EXPECT_NEAR(g[1][e], numeric, 1e-5 * (1 + std::fabs(numeric))) << "w element " << e;
-    std::vector<double> bu = b, bd = b;
-    bu[e] += h, bd[e] -= h;
-    const double nb = (loss(x, w, bu) - loss(x, w, bd)) / (2 * h);
-    EXPECT_NEAR(g[2][e], nb, 1e-5 * (1 + std::fabs(nb))) << "b element " << e;
+  const Shape rows{4, 37};  // the last axis: the vectorised path
+  ExpectFiniteDifferences(
+      {Normal(rng, static_cast<size_t>(rows.numel()), 0, 2)}, {rows}, rows,
+      [](const std::vector<Tensor>& t) { return ops::Softmax(t[0], -1); }, 3);
+}
+
+TEST(FusedBackward, SoftmaxFloat32MatchesFloat64) {
+  std::mt19937_64 rng(15);
+  for (int64_t n : {1, 3, 16, 37, 64}) {
+    for (int axis : {0, 1}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << " axis " << axis);
+      const Shape s = axis == 1 ? Shape{8, n} : Shape{n, 8};
+      const size_t count = static_cast<size_t>(s.numel());
+      // Logits up to +-30 and 1000 apart from row to row: stable.
+      std::vector<double> x = Normal(rng, count, 0, 10);
+      for (size_t e = 0; e < count; ++e)
+        x[e] = static_cast<float>(x[e] + 1000.0 * static_cast<double>(e % 3));
+      const std::vector<double> r = Normal(rng, count, 0, 1);
+      auto f = [axis](const std::vector<Tensor>& t) { return ops::Softmax(t[0], axis); };
+      ExpectClose(Grads<float>({x}, {s}, r, s, f), Grads<double>({x}, {s}, r, s, f), 1e-5);
+    }
   }
 }
 

@@ -157,6 +157,50 @@ void BM_TorchIndexSelect(benchmark::State& state) {
 }
 BENCHMARK(BM_TorchIndexSelect)->UseRealTime();
 
+// --- The transformer's elementwise and row ops at its shapes ---------------
+// (bench/models/transformer.h: 256 tokens, d 128, MLP width 512, 16 heads x
+// batches of 64 x 64 attention scores). range(0): 0 = Gelu [256, 512],
+// 1 = LayerNorm [256, 128], 2 = Softmax [16, 64, 64] over the last axis.
+
+Tensor EvmModelOp(int op, const Tensor& x, const Tensor& w, const Tensor& b) {
+  if (op == 0) return ops::Gelu(x);
+  if (op == 1) return ops::LayerNorm(x, w, b, 1e-5);
+  return ops::Softmax(x, -1);
+}
+at::Tensor TorchModelOp(int op, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+  if (op == 0) return at::gelu(x);
+  if (op == 1) return at::layer_norm(x, {x.size(-1)}, w, b, 1e-5);
+  return at::softmax(x, -1);
+}
+std::vector<int64_t> ModelOpShape(int op) {
+  if (op == 0) return {256, 512};
+  if (op == 1) return {256, 128};
+  return {16, 64, 64};
+}
+
+void BM_EvmModelOp(benchmark::State& state) {
+  const int op = static_cast<int>(state.range(0));
+  const std::vector<int64_t> shape = ModelOpShape(op);
+  const int64_t d = shape.back();
+  Pair x = RandomPair(shape[0], d * (op == 2 ? 64 : 1), 9), w = RandomPair(1, d, 10),
+       b = RandomPair(1, d, 11);
+  const Tensor xe = x.evm.Reshape(op == 2 ? Shape{16, 64, 64} : Shape{shape[0], d});
+  const Tensor we = w.evm.Reshape({d}), be = b.evm.Reshape({d});
+  ExpectSame(state, EvmModelOp(op, xe, we, be),
+             TorchModelOp(op, x.torch.reshape(shape), w.torch.reshape({d}), b.torch.reshape({d})),
+             1e-5);
+  TimeEvm(state, [&] { return EvmModelOp(op, xe, we, be); });
+}
+BENCHMARK(BM_EvmModelOp)->DenseRange(0, 2)->UseRealTime();
+
+void BM_TorchModelOp(benchmark::State& state) {
+  const int op = static_cast<int>(state.range(0));
+  const std::vector<int64_t> shape = ModelOpShape(op);
+  at::Tensor x = at::randn(shape), w = at::randn({shape.back()}), b = at::randn({shape.back()});
+  TimeTorch(state, [&] { return TorchModelOp(op, x, w, b); });
+}
+BENCHMARK(BM_TorchModelOp)->DenseRange(0, 2)->UseRealTime();
+
 // --- A strided view into Add, [2048, 2048] ----------------------------------
 // range(0): 0 = Add(a, b), both compact; 1 = Add(a.T(), b); 2 = Add(s, b)
 // with s columns [1024, 3072) of a [2048, 4096] tensor (a column Slice);
@@ -218,6 +262,9 @@ int main(int argc, char** argv) {
            "<= 1.5x"},
           {"IndexSelect 64 of [50000,256]: eagervm / libtorch", "BM_EvmIndexSelect",
            "BM_TorchIndexSelect", "<= 1.5x"},
+          {"Gelu [256,512]: eagervm / libtorch", "BM_EvmModelOp/0", "BM_TorchModelOp/0", ""},
+          {"LayerNorm [256,128]: eagervm / libtorch", "BM_EvmModelOp/1", "BM_TorchModelOp/1", ""},
+          {"Softmax [16,64,64]: eagervm / libtorch", "BM_EvmModelOp/2", "BM_TorchModelOp/2", ""},
           {"Add(a.T(), b) / Add(a, b)", "BM_EvmAddView/1", "BM_EvmAddView/0", "<= 1.3x"},
           {"Add(column Slice, b) / Add(a, b)", "BM_EvmAddView/2", "BM_EvmAddView/0", "<= 1.3x"},
           {"Add(Expand, b) / Add(a, b)", "BM_EvmAddView/3", "BM_EvmAddView/0", "<= 1.3x"},

@@ -160,7 +160,7 @@ void DefineUnary() {
         const Tensor& x = c.input(0);
         const bool tanh_form = c.scalars()[0].to<bool>();
         if (g[0].meta() == x.meta() && HasGeluGradKernel(x.device(), x.dtype()))
-          return std::vector<Tensor>{GeluGrad(x, g[0], tanh_form)};
+          return std::vector<Tensor>{GeluGrad(x, c.output(0), g[0], tanh_form)};
         if (tanh_form) {
           const double k = std::sqrt(2.0 / M_PI);
           const Tensor x2 = x * x;

@@ -1,6 +1,7 @@
 // Backward formulas of the reductions (Sum, Mean, Max, Min; over all axes
 // when the axis scalar is -1) and the softmax family.
 #include "autograd/grad_formulas.h"
+#include "ops/grad_ops.h"
 
 namespace eagervm::internal {
 namespace {
@@ -50,6 +51,9 @@ void DefineReduceGrads() {
       [](const BackwardContext& c, G g) -> GradList {
         const Tensor& y = c.output(0);
         const int axis = static_cast<int>(AxisOf(c));
+        // One instruction (ops/grad_ops.h) where the backend has a kernel.
+        if (g[0].meta() == y.meta() && HasSoftmaxGradKernel(y.device(), y.dtype()))
+          return std::vector<Tensor>{SoftmaxGrad(y, g[0], axis)};
         return std::vector<Tensor>{y * (g[0] - ops::Sum(g[0] * y, axis, true))};
       },
       kSaveNone, kSaveAll);

@@ -88,6 +88,7 @@ inline constexpr BuiltinOp kLayerNorm{"LayerNorm"};
 // instruction where the composed formula would be a dozen.
 inline constexpr BuiltinOp kGeluGrad{"GeluGrad"};
 inline constexpr BuiltinOp kLayerNormGrad{"LayerNormGrad"};
+inline constexpr BuiltinOp kSoftmaxGrad{"SoftmaxGrad"};
 inline constexpr BuiltinOp kArgmax{"Argmax"};
 inline constexpr BuiltinOp kArgmin{"Argmin"};
 inline constexpr BuiltinOp kOneHot{"OneHot"};
@@ -159,6 +160,7 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
     &kLayerNorm,
     &kGeluGrad,
     &kLayerNormGrad,
+    &kSoftmaxGrad,
     &kArgmax,
     &kArgmin,
     &kOneHot,

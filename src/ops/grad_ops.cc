@@ -11,15 +11,16 @@
 namespace eagervm::internal {
 namespace {
 
-// g is a defined, ok tensor with x's dtype, device and shape.
-absl::Status CheckGradLike(const Tensor& x, const Tensor& g, const char* op) {
+// t (argument `name`) is a defined, ok tensor with x's dtype, device and
+// shape.
+absl::Status CheckGradLike(const Tensor& x, const Tensor& t, const char* op, const char* name) {
   EAGERVM_RETURN_IF_ERROR(CheckTensor(x, op, "x"));
-  EAGERVM_RETURN_IF_ERROR(CheckTensor(g, op, "g"));
+  EAGERVM_RETURN_IF_ERROR(CheckTensor(t, op, name));
   EAGERVM_RETURN_IF_ERROR(CheckFloating(x, op));
-  if (g.meta() != x.meta()) {
-    return absl::InvalidArgumentError(base::Cat(op, ": g ", g.dtype(), " ", g.shape(), " on ",
-                                                g.device(), " does not match x ", x.dtype(), " ",
-                                                x.shape(), " on ", x.device()));
+  if (t.meta() != x.meta()) {
+    return absl::InvalidArgumentError(base::Cat(op, ": ", name, " ", t.dtype(), " ", t.shape(),
+                                                " on ", t.device(), " does not match x ", x.dtype(),
+                                                " ", x.shape(), " on ", x.device()));
   }
   return absl::OkStatus();
 }
@@ -34,19 +35,34 @@ bool HasLayerNormGradKernel(Device device, DType dtype) {
   return EAGERVM_BUILTIN_OP(kLayerNormGrad).FindKernel(device.type(), dtype) != nullptr;
 }
 
-Tensor GeluGrad(const Tensor& x, const Tensor& g, bool tanh_approximation) {
+Tensor GeluGrad(const Tensor& x, const Tensor& y, const Tensor& g, bool tanh_approximation) {
   const OpDef& def = EAGERVM_BUILTIN_OP(kGeluGrad);
-  if (absl::Status s = CheckGradLike(x, g, def.name.c_str()); !s.ok()) {
-    return Tensor::Error(std::move(s));
+  absl::Status s = CheckGradLike(x, y, def.name.c_str(), "y");
+  if (s.ok()) s = CheckGradLike(x, g, def.name.c_str(), "g");
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  return SubmitOpWithOutput(def, x.dtype(), x.meta(), {&x, &y, &g}, {Scalar(tanh_approximation)});
+}
+
+bool HasSoftmaxGradKernel(Device device, DType dtype) {
+  return EAGERVM_BUILTIN_OP(kSoftmaxGrad).FindKernel(device.type(), dtype) != nullptr;
+}
+
+Tensor SoftmaxGrad(const Tensor& y, const Tensor& g, int64_t axis) {
+  const OpDef& def = EAGERVM_BUILTIN_OP(kSoftmaxGrad);
+  absl::Status s = CheckGradLike(y, g, def.name.c_str(), "g");
+  if (s.ok() && !(axis >= 0 && axis < y.dim())) {
+    s = absl::InvalidArgumentError(
+        base::Cat(def.name, ": axis ", axis, " is out of range for y ", y.shape()));
   }
-  return SubmitOpWithOutput(def, x.dtype(), x.meta(), {&x, &g}, {Scalar(tanh_approximation)});
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  return SubmitOpWithOutput(def, y.dtype(), y.meta(), {&y, &g}, {Scalar(axis)});
 }
 
 absl::StatusOr<std::vector<Tensor>> LayerNormGrad(const Tensor& x, const Tensor& weight,
                                                   const Tensor& g, double eps) {
   const OpDef& def = EAGERVM_BUILTIN_OP(kLayerNormGrad);
   const char* op = def.name.c_str();
-  EAGERVM_RETURN_IF_ERROR(CheckGradLike(x, g, op));
+  EAGERVM_RETURN_IF_ERROR(CheckGradLike(x, g, op, "g"));
   EAGERVM_RETURN_IF_ERROR(CheckTensor(weight, op, "weight"));
   const int64_t d = x.dim() == 0 ? -1 : x.size(x.dim() - 1);
   const TensorMeta wmeta{Shape{d}, x.dtype(), x.device()};

@@ -20,11 +20,16 @@ namespace eagervm::internal {
 
 bool HasGeluGradKernel(Device device, DType dtype);
 bool HasLayerNormGradKernel(Device device, DType dtype);
+bool HasSoftmaxGradKernel(Device device, DType dtype);
 
 // g * Gelu'(x) (erf form, or the tanh approximation's derivative), for
-// Gelu(x, tanh_approximation); g has x's dtype, device and shape. An error
-// tensor names the mismatch.
-Tensor GeluGrad(const Tensor& x, const Tensor& g, bool tanh_approximation);
+// y = Gelu(x, tanh_approximation); y and g have x's dtype, device and
+// shape. An error tensor names the mismatch.
+Tensor GeluGrad(const Tensor& x, const Tensor& y, const Tensor& g, bool tanh_approximation);
+
+// y * (g - sum(g * y)) along `axis` (in [0, rank)): the gradient of x for
+// y = Softmax(x, axis); g has y's dtype, device and shape.
+Tensor SoftmaxGrad(const Tensor& y, const Tensor& g, int64_t axis);
 
 // {dx, dweight, dbias} of LayerNorm(x, weight, bias, eps) for the output's
 // gradient g (x's dtype, device and shape): each row's mean and variance

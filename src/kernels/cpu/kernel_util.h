@@ -79,6 +79,7 @@ void RegisterCompareCpuKernels(internal::OpRegistry& r);
 void RegisterSoftmaxCpuKernels(internal::OpRegistry& r);
 void RegisterNnCpuKernels(internal::OpRegistry& r);
 void RegisterLayerNormCpuKernels(internal::OpRegistry& r);
+void RegisterSoftmaxGradCpuKernels(internal::OpRegistry& r);
 void RegisterIndexCpuKernels(internal::OpRegistry& r);
 void RegisterMatMulTransposedCpuKernels(internal::OpRegistry& r);
 void RegisterInplaceCpuKernels(internal::OpRegistry& r);

@@ -3,74 +3,48 @@
 // (biased) variance are computed in double in two passes, so rows with a
 // large mean lose no digits; the backward recomputes them the same way.
 //
-// Every sum runs 16 double accumulators (element k to accumulator k mod 16,
-// as four 4-lane vectors), then the tail in order, so no row is bound by the
-// dependence chain of one add per element; elementwise steps run 4 lanes.
-// The same code is built twice, for the baseline and for AVX2 (picked once
-// at run time), with no multiply-add fused: both give the same bits.
+// Every sum runs 16 double accumulators (element k to accumulator k mod 16),
+// then the tail in order, so no row is bound by the dependence chain of one
+// add per element. The same code is built three times, 4 double lanes for
+// the baseline and AVX2, 8 for AVX-512F (picked once at run time), with no
+// multiply-add fused and the accumulators added in one order: all give the
+// same bits.
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
 #include "kernels/cpu/kernel_util.h"
-
-// The 4-double vectors pass between always-inlined helpers of this file
-// only: no call crosses an ABI, which GCC's note would be about.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
+#include "kernels/cpu/vec_double.h"
+#include "kernels/cpu/vec_exp.h"  // EAGERVM_AVX512_NO_FMA
 
 namespace eagervm::kernels {
 namespace {
 
-typedef double D4 __attribute__((vector_size(32)));
-typedef float F4 __attribute__((vector_size(16)));
-
-template <typename T>
-[[gnu::always_inline]] inline D4 Load4(const T* p) {
-  if constexpr (std::is_same_v<T, float>) {
-    F4 f;
-    std::memcpy(&f, p, sizeof f);
-    return __builtin_convertvector(f, D4);
-  } else {
-    D4 d;
-    std::memcpy(&d, p, sizeof d);
-    return d;
-  }
-}
-
-template <typename T>
-[[gnu::always_inline]] inline void Store4(T* p, D4 v) {
-  if constexpr (std::is_same_v<T, float>) {
-    const F4 f = __builtin_convertvector(v, F4);
-    std::memcpy(p, &f, sizeof f);
-  } else {
-    std::memcpy(p, &v, sizeof v);
-  }
-}
-
-[[gnu::always_inline]] inline double Total(const D4* acc) {
-  const D4 s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
+using vec::D4;
+using vec::D8;
+using vec::kAcc;
+using vec::kW;
+using vec::LoadD;
+using vec::StoreD;
+using vec::Total;
 
 struct RowStats {
   double mean, rstd;
 };
 
-template <typename T>
+template <typename D, typename T>
 [[gnu::always_inline]] inline RowStats StatsOf(const T* x, int64_t d, double eps) {
-  D4 acc[4] = {};
+  D acc[kAcc<D>] = {};
   int64_t k = 0;
   for (; k + 16 <= d; k += 16)
-    for (int j = 0; j < 4; ++j) acc[j] += Load4(x + k + 4 * j);
+    for (int j = 0; j < kAcc<D>; ++j) acc[j] += LoadD<D>(x + k + kW<D> * j);
   double sum = Total(acc);
   for (int64_t t = k; t < d; ++t) sum += static_cast<double>(x[t]);
   const double mean = sum / static_cast<double>(d);
-  D4 sq[4] = {};
+  D sq[kAcc<D>] = {};
   for (k = 0; k + 16 <= d; k += 16) {
-    for (int j = 0; j < 4; ++j) {
-      const D4 c = Load4(x + k + 4 * j) - mean;
+    for (int j = 0; j < kAcc<D>; ++j) {
+      const D c = LoadD<D>(x + k + kW<D> * j) - mean;
       sq[j] += c * c;
     }
   }
@@ -83,16 +57,17 @@ template <typename T>
 }
 
 // y = (x - mean) * rstd * w + b, row by row.
-template <typename T>
+template <typename D, typename T>
 [[gnu::always_inline]] inline void ForwardRows(const T* x, const T* w, const T* b, int64_t rows,
                                                int64_t d, double eps, T* out) {
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * d;
     T* orow = out + r * d;
-    const RowStats st = StatsOf(row, d, eps);
+    const RowStats st = StatsOf<D>(row, d, eps);
     int64_t k = 0;
-    for (; k + 4 <= d; k += 4)
-      Store4(orow + k, (Load4(row + k) - st.mean) * st.rstd * Load4(w + k) + Load4(b + k));
+    for (; k + kW<D> <= d; k += kW<D>) {
+      StoreD(orow + k, (LoadD<D>(row + k) - st.mean) * st.rstd * LoadD<D>(w + k) + LoadD<D>(b + k));
+    }
     for (; k < d; ++k) {
       orow[k] = static_cast<T>((static_cast<double>(row[k]) - st.mean) * st.rstd *
                                    static_cast<double>(w[k]) +
@@ -104,7 +79,7 @@ template <typename T>
 // With xhat = (x - mean) * rstd and dxhat = g * w, per row:
 // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)); over the
 // rows, in order: dw += g * xhat, db += g (dwb: 2 d doubles, zeroed).
-template <typename T>
+template <typename D, typename T>
 [[gnu::always_inline]] inline void BackwardRows(const T* x, const T* w, const T* g, int64_t rows,
                                                 int64_t d, double eps, T* dx, double* dwb) {
   double* dw = dwb;
@@ -113,19 +88,19 @@ template <typename T>
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * d;
     const T* gr = g + r * d;
-    const RowStats st = StatsOf(xr, d, eps);
-    D4 s1[4] = {}, s2[4] = {};
+    const RowStats st = StatsOf<D>(xr, d, eps);
+    D s1[kAcc<D>] = {}, s2[kAcc<D>] = {};
     int64_t k = 0;
     for (; k + 16 <= d; k += 16) {
-      for (int j = 0; j < 4; ++j) {
-        const int64_t i = k + 4 * j;
-        const D4 xh = (Load4(xr + i) - st.mean) * st.rstd;
-        const D4 gg = Load4(gr + i);
-        const D4 dxh = gg * Load4(w + i);
+      for (int j = 0; j < kAcc<D>; ++j) {
+        const int64_t i = k + kW<D> * j;
+        const D xh = (LoadD<D>(xr + i) - st.mean) * st.rstd;
+        const D gg = LoadD<D>(gr + i);
+        const D dxh = gg * LoadD<D>(w + i);
         s1[j] += dxh;
         s2[j] += dxh * xh;
-        Store4(dw + i, Load4(dw + i) + gg * xh);
-        Store4(db + i, Load4(db + i) + gg);
+        StoreD(dw + i, LoadD<D>(dw + i) + gg * xh);
+        StoreD(db + i, LoadD<D>(db + i) + gg);
       }
     }
     double sum1 = Total(s1), sum2 = Total(s2);
@@ -140,10 +115,10 @@ template <typename T>
     }
     const double m1 = sum1 * inv_d, m2 = sum2 * inv_d;
     T* dxr = dx + r * d;
-    for (k = 0; k + 4 <= d; k += 4) {
-      const D4 xh = (Load4(xr + k) - st.mean) * st.rstd;
-      const D4 dxh = Load4(gr + k) * Load4(w + k);
-      Store4(dxr + k, (dxh - m1 - xh * m2) * st.rstd);
+    for (k = 0; k + kW<D> <= d; k += kW<D>) {
+      const D xh = (LoadD<D>(xr + k) - st.mean) * st.rstd;
+      const D dxh = LoadD<D>(gr + k) * LoadD<D>(w + k);
+      StoreD(dxr + k, (dxh - m1 - xh * m2) * st.rstd);
     }
     for (; k < d; ++k) {
       const double xh = (static_cast<double>(xr[k]) - st.mean) * st.rstd;
@@ -153,30 +128,30 @@ template <typename T>
   }
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define EAGERVM_LAYER_NORM_AVX2 1
+#ifdef EAGERVM_VEC_DOUBLE_X86
 template <typename T>
 __attribute__((target("avx2"), flatten)) void ForwardAvx2(const T* x, const T* w, const T* b,
                                                           int64_t rows, int64_t d, double eps,
                                                           T* out) {
-  ForwardRows(x, w, b, rows, d, eps, out);
+  ForwardRows<D4>(x, w, b, rows, d, eps, out);
 }
 template <typename T>
 __attribute__((target("avx2"), flatten)) void BackwardAvx2(const T* x, const T* w, const T* g,
                                                            int64_t rows, int64_t d, double eps,
                                                            T* dx, double* dwb) {
-  BackwardRows(x, w, g, rows, d, eps, dx, dwb);
+  BackwardRows<D4>(x, w, g, rows, d, eps, dx, dwb);
+}
+template <typename T>
+EAGERVM_AVX512_NO_FMA void ForwardAvx512(const T* x, const T* w, const T* b, int64_t rows,
+                                         int64_t d, double eps, T* out) {
+  ForwardRows<D8>(x, w, b, rows, d, eps, out);
+}
+template <typename T>
+EAGERVM_AVX512_NO_FMA void BackwardAvx512(const T* x, const T* w, const T* g, int64_t rows,
+                                          int64_t d, double eps, T* dx, double* dwb) {
+  BackwardRows<D8>(x, w, g, rows, d, eps, dx, dwb);
 }
 #endif
-
-bool UseAvx2() {
-#ifdef EAGERVM_LAYER_NORM_AVX2
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2;
-#else
-  return false;
-#endif
-}
 
 // The rows of the last axis of input 0's shape: their count and length.
 void RowsOf(const Shape& shape, int64_t* rows, int64_t* d) {
@@ -194,11 +169,16 @@ absl::Status Forward(KernelContext& ctx) {
   const T* b = ctx.input<T>(2);
   T* out = ctx.output<T>(0);
   const double eps = ctx.scalar(0).to<double>();
-#ifdef EAGERVM_LAYER_NORM_AVX2
-  if (UseAvx2()) return ForwardAvx2(x, w, b, rows, d, eps, out), absl::OkStatus();
+  switch (vec::ChosenIsa()) {
+#ifdef EAGERVM_VEC_DOUBLE_X86
+    case vec::Isa::kAvx512:
+      return ForwardAvx512(x, w, b, rows, d, eps, out), absl::OkStatus();
+    case vec::Isa::kAvx2:
+      return ForwardAvx2(x, w, b, rows, d, eps, out), absl::OkStatus();
 #endif
-  ForwardRows(x, w, b, rows, d, eps, out);
-  return absl::OkStatus();
+    default:
+      return ForwardRows<D4>(x, w, b, rows, d, eps, out), absl::OkStatus();
+  }
 }
 
 // Inputs x, weight, the output's gradient g; scalar eps; outputs dx, dw, db.
@@ -215,13 +195,17 @@ absl::Status Backward(KernelContext& ctx) {
   const T* g = ctx.input<T>(2);
   T* dx = ctx.output<T>(0);
   const double eps = ctx.scalar(0).to<double>();
-#ifdef EAGERVM_LAYER_NORM_AVX2
-  if (UseAvx2()) {
-    BackwardAvx2(x, w, g, rows, d, eps, dx, dwb);
-  } else
+  switch (vec::ChosenIsa()) {
+#ifdef EAGERVM_VEC_DOUBLE_X86
+    case vec::Isa::kAvx512:
+      BackwardAvx512(x, w, g, rows, d, eps, dx, dwb);
+      break;
+    case vec::Isa::kAvx2:
+      BackwardAvx2(x, w, g, rows, d, eps, dx, dwb);
+      break;
 #endif
-  {
-    BackwardRows(x, w, g, rows, d, eps, dx, dwb);
+    default:
+      BackwardRows<D4>(x, w, g, rows, d, eps, dx, dwb);
   }
   T* dw = ctx.output<T>(1);
   T* db = ctx.output<T>(2);

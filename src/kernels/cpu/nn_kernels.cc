@@ -47,32 +47,37 @@ struct Gelu {
   }
 };
 
-// d/dx of float32 Gelu's erf form, times g: Phi(x) + x phi(x), phi(x) =
-// exp(-x^2 / 2) / sqrt(2 pi); x phi(x) is 0 where phi underflows (so the
-// derivative is 1 at +inf and 0 at -inf, not NaN).
+// g * Gelu'(x) for float32's erf form, from x and y = Gelu(x) = x Phi(x):
+// Phi(x) + x phi(x) with Phi(x) = y / x (a division, not a second Phi;
+// 0.5 near 0, where y / x would be 0 / 0 or lose digits to subnormals) and
+// phi(x) = exp(-x^2 / 2) / sqrt(2 pi). Where phi underflows (|x| > 14.4,
+// and at +-inf, where y / x is inf / inf or NaN) the derivative is 1 for
+// x > 0 and 0 for x < 0.
 struct GeluErfGradLanes {
   template <typename V>
-  static void Lanes(V* v, const V& g) {
+  static void Lanes(V* v, const V& y, const V& g) {
     const V zero = {};
     const V x = *v;
-    V cdf = x;
-    vec::NormalCdfInPlace(&cdf);
     V pdf = (x * x) * -0.5f;
     vec::ExpInPlace(&pdf);
     pdf = pdf * 0.3989422804014327f;
-    const V xpdf = pdf == zero ? zero : x * pdf;
-    *v = g * (cdf + xpdf);
+    const V ax = x < zero ? zero - x : x;
+    const V cdf = ax < 1e-30f ? zero + 0.5f : y / x;
+    const V tail = x > zero ? zero + 1.0f : zero;
+    const V d = pdf == zero ? tail : cdf + x * pdf;
+    *v = g * d;
   }
 };
 
-// Gelu's backward (GeluGrad, ops/grad_ops.h): inputs x and the output's
-// gradient g, scalar(0) the tanh form; the output g * Gelu'(x).
+// Gelu's backward (GeluGrad, ops/grad_ops.h): inputs x, y = Gelu(x) and
+// the output's gradient g, scalar(0) the tanh form; the output g * Gelu'(x).
+// float64 and the tanh form compute from x alone.
 template <typename T>
 struct GeluGrad {
   static absl::Status Run(KernelContext& ctx) {
     if constexpr (std::is_floating_point_v<T>) {
       const T* x = ctx.input<T>(0);
-      const T* g = ctx.input<T>(1);
+      const T* g = ctx.input<T>(2);
       T* out = ctx.output<T>(0);
       const int64_t n = ctx.output_meta(0).shape.numel();
       if (ctx.scalar(0).to<bool>()) {
@@ -85,7 +90,8 @@ struct GeluGrad {
           out[i] = g[i] * (T(0.5) * (T(1) + t) + T(0.5) * v * (T(1) - t * t) * du);
         }
       } else if constexpr (std::is_same_v<T, float>) {
-        vec::MapRow2<GeluErfGradLanes>(x, g, out, n);
+        const float* in[] = {x, ctx.input<float>(1), g};
+        vec::MapRows<GeluErfGradLanes, 3>(in, out, n);
       } else {
         const T r = static_cast<T>(0.7071067811865476);  // 1 / sqrt(2)
         const T c = static_cast<T>(0.3989422804014327);  // 1 / sqrt(2 pi)

@@ -16,6 +16,7 @@ void RegisterCpuKernels(internal::OpRegistry& r) {
   RegisterSoftmaxCpuKernels(r);
   RegisterNnCpuKernels(r);
   RegisterLayerNormCpuKernels(r);
+  RegisterSoftmaxGradCpuKernels(r);
   RegisterIndexCpuKernels(r);
   RegisterMatMulTransposedCpuKernels(r);
   RegisterInplaceCpuKernels(r);

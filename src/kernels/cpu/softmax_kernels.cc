@@ -73,6 +73,21 @@ namespace {
 template <typename V>
 constexpr int kWidth = static_cast<int>(sizeof(V) / sizeof(float));
 
+// The lanes of v folded pairwise to 4 lanes by `op` (halves, then quarters):
+// a tree, not a chain of kW - 1 dependent steps per row.
+template <typename V, typename Op>
+inline vec::F4 FoldTo4(V v, Op op) {
+  if constexpr (kWidth<V> == 16) {
+    const vec::F8 h = op(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
+                         __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15));
+    return op(__builtin_shufflevector(h, h, 0, 1, 2, 3), __builtin_shufflevector(h, h, 4, 5, 6, 7));
+  } else if constexpr (kWidth<V> == 8) {
+    return op(__builtin_shufflevector(v, v, 0, 1, 2, 3), __builtin_shufflevector(v, v, 4, 5, 6, 7));
+  } else {
+    return v;
+  }
+}
+
 // The maximum of a contiguous float row of n > 0 elements, NaN skipped (a
 // NaN element still makes its row NaN through exp). A maximum of -0 is
 // returned as +0, so the lane order of the comparisons never shows.
@@ -86,8 +101,11 @@ inline float RowMax(const float* x, int64_t n) {
     std::memcpy(&v, x + k, sizeof v);
     m = v > m ? v : m;
   }
-  float r = m[0];
-  for (int i = 1; i < kW; ++i) r = m[i] > r ? m[i] : r;
+  // No lane holds NaN: the maximum is the same in any order (but for the
+  // sign of a zero, made + below).
+  const vec::F4 m4 = FoldTo4(m, [](auto a, auto b) { return a > b ? a : b; });
+  const float m01 = m4[1] > m4[0] ? m4[1] : m4[0], m23 = m4[3] > m4[2] ? m4[3] : m4[2];
+  float r = m23 > m01 ? m23 : m01;
   for (; k < n; ++k) r = x[k] > r ? x[k] : r;
   return r + 0.0f;
 }
@@ -165,8 +183,8 @@ inline ExpSum RowExpSum(const float* x, int64_t n, float m, float* out) {
   ExpSum r;
   r.rest = s[0] + s[1];
   // Whole counts below 2^24: exact in float and in any order.
-  for (int i = 0; i < kW; ++i) r.ones += ones[i];
-  for (int i = 0; i < vec::kLanes; ++i) r.ones += ones4[i];
+  const vec::F4 o = FoldTo4(ones, [](auto a, auto b) { return a + b; }) + ones4;
+  r.ones = (o[0] + o[1]) + (o[2] + o[3]);
   return r;
 }
 
