@@ -114,16 +114,16 @@ Step Sgd(double lr, double momentum, double weight_decay) {
   };
 }
 
-// c1 and c2 as optim::Adam makes them for step t, on the state's device.
+// s1 and r2 as optim::Adam makes them for step t, on the state's device.
 Step Adam(double lr, double beta1, double beta2, double eps) {
   return [=](State& s, const Tensor& g, int t) {
     const Device d = s.p.device();
     const DType dt = s.p.dtype();
-    const Tensor c1 = Full(Shape{}, (1 - std::pow(beta1, t)) / lr, dt, d);
-    const Tensor c2 = Full(Shape{}, std::sqrt(1 - std::pow(beta2, t)), dt, d);
+    const Tensor s1 = Full(Shape{}, lr / (1 - std::pow(beta1, t)), dt, d);
+    const Tensor r2 = Full(Shape{}, 1 / std::sqrt(1 - std::pow(beta2, t)), dt, d);
     const Tensor betas =
         internal::FusedHyperparameters(d, dt, {beta1, 1 - beta1, beta2, 1 - beta2});
-    return internal::AdamStep(s.p, g, s.m, s.v, c1, c2, betas, eps);
+    return internal::AdamStep(s.p, g, s.m, s.v, s1, r2, betas, eps);
   };
 }
 

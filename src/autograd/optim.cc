@@ -120,19 +120,19 @@ absl::Status Adam::Step() {
     autograd::NoGradGuard no_grad;
     // Bias corrections as 0-d tensors (not host numbers), so a captured step
     // replays with the right step count.
-    std::vector<Tensor> c1, c2;
+    std::vector<Tensor> s1, r2;
     for (size_t k = 0; k < beta1_pow_.size(); ++k) {
       EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta1_pow_[k], beta1_));
       EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(beta2_pow_[k], beta2_));
-      c1.push_back(ops::MulScalar(1.0 - beta1_pow_[k], 1.0 / lr_));  // (1 - beta1^t) / lr
-      c2.push_back(ops::Sqrt(1.0 - beta2_pow_[k]));                  // sqrt(1 - beta2^t)
+      s1.push_back(lr_ / (1.0 - beta1_pow_[k]));           // the step size lr / (1 - beta1^t)
+      r2.push_back(1.0 / ops::Sqrt(1.0 - beta2_pow_[k]));  // 1 / sqrt(1 - beta2^t)
     }
     for (size_t i = 0; i < params_.size(); ++i) {
       const Tensor& g = grads[i];
       if (!g.defined()) continue;
       const Tensor& p = params_[i];
       if (fused_ && betas_[group_[i]].defined()) {
-        EAGERVM_RETURN_IF_ERROR(internal::AdamStep(p, g, m_[i], v_[i], c1[group_[i]], c2[group_[i]],
+        EAGERVM_RETURN_IF_ERROR(internal::AdamStep(p, g, m_[i], v_[i], s1[group_[i]], r2[group_[i]],
                                                    betas_[group_[i]], eps_));
         continue;
       }
@@ -140,9 +140,10 @@ absl::Status Adam::Step() {
       EAGERVM_RETURN_IF_ERROR(ops::Axpy(m_[i], 1 - beta1_, g));
       EAGERVM_RETURN_IF_ERROR(ops::MulScalarInplace(v_[i], beta2_));
       EAGERVM_RETURN_IF_ERROR(ops::Axpy(v_[i], 1 - beta2_, g * g));
-      // p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
-      const Tensor denom = ops::AddScalar(ops::Sqrt(v_[i]) / c2[group_[i]], eps_);
-      EAGERVM_RETURN_IF_ERROR(ops::SubInplace(params_[i], m_[i] / denom / c1[group_[i]]));
+      // p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps), as
+      // (m / (sqrt(v) * r2 + eps)) * s1: one division per element.
+      const Tensor denom = ops::AddScalar(ops::Sqrt(v_[i]) * r2[group_[i]], eps_);
+      EAGERVM_RETURN_IF_ERROR(ops::SubInplace(params_[i], (m_[i] / denom) * s1[group_[i]]));
     }
     return absl::OkStatus();
   }());

@@ -84,17 +84,17 @@ absl::Status SgdStep(const Tensor& param, const Tensor& grad, const Tensor* mome
 }
 
 absl::Status AdamStep(const Tensor& param, const Tensor& grad, const Tensor& m, const Tensor& v,
-                      const Tensor& c1, const Tensor& c2, const Tensor& betas, double eps) {
+                      const Tensor& s1, const Tensor& r2, const Tensor& betas, double eps) {
   const char* op = "AdamStep";
   EAGERVM_RETURN_IF_ERROR(CheckParam(param, op));
   EAGERVM_RETURN_IF_ERROR(CheckLike(param, grad, op, "grad"));
   EAGERVM_RETURN_IF_ERROR(CheckLike(param, m, op, "m"));
   EAGERVM_RETURN_IF_ERROR(CheckLike(param, v, op, "v"));
-  EAGERVM_RETURN_IF_ERROR(CheckSmall(param, c1, Shape{}, op, "c1"));
-  EAGERVM_RETURN_IF_ERROR(CheckSmall(param, c2, Shape{}, op, "c2"));
+  EAGERVM_RETURN_IF_ERROR(CheckSmall(param, s1, Shape{}, op, "s1"));
+  EAGERVM_RETURN_IF_ERROR(CheckSmall(param, r2, Shape{}, op, "r2"));
   EAGERVM_RETURN_IF_ERROR(CheckSmall(param, betas, Shape{4}, op, "betas"));
   return SubmitOp(EAGERVM_BUILTIN_OP(kAdamStep), param.dtype(),
-                  {&param, &grad, &m, &v, &c1, &c2, &betas}, {}, {Scalar(eps)});
+                  {&param, &grad, &m, &v, &s1, &r2, &betas}, {}, {Scalar(eps)});
 }
 
 }  // namespace eagervm::internal

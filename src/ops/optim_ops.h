@@ -36,12 +36,13 @@ absl::Status SgdStep(const Tensor& param, const Tensor& grad, const Tensor* mome
                      const Tensor* momentum, double lr, double weight_decay);
 
 // Adam: m = m * beta1 + (1 - beta1) * grad; v = v * beta2 + (1 - beta2) *
-// (grad * grad); param = param - m / (sqrt(v) / c2 + eps) / c1, with c1 =
-// (1 - beta1^t) / lr and c2 = sqrt(1 - beta2^t) as 0-d tensors of param's
-// dtype and device (so a captured step replays with the right step count);
+// (grad * grad); param = param - (m / (sqrt(v) * r2 + eps)) * s1, with the
+// step size s1 = lr / (1 - beta1^t) and r2 = 1 / sqrt(1 - beta2^t) as 0-d
+// tensors of param's dtype and device (so a captured step replays with the
+// right step count): one division and one square root per element.
 // `betas`: FusedHyperparameters({beta1, 1 - beta1, beta2, 1 - beta2}).
 absl::Status AdamStep(const Tensor& param, const Tensor& grad, const Tensor& m, const Tensor& v,
-                      const Tensor& c1, const Tensor& c2, const Tensor& betas, double eps);
+                      const Tensor& s1, const Tensor& r2, const Tensor& betas, double eps);
 
 }  // namespace eagervm::internal
 

@@ -69,7 +69,7 @@ struct SgdMomentumStep {
 // Adam's update of elements [begin, end): the unfused ops' float operations
 // in their order.
 template <typename T>
-inline void AdamElements(T* p, const T* g, T* m, T* v, int64_t begin, int64_t end, T c1, T c2,
+inline void AdamElements(T* p, const T* g, T* m, T* v, int64_t begin, int64_t end, T s1, T r2,
                          T beta1, T one_minus_beta1, T beta2, T one_minus_beta2, T eps) {
   for (int64_t i = begin; i < end; ++i) {
     const T gi = g[i];
@@ -80,8 +80,8 @@ inline void AdamElements(T* p, const T* g, T* m, T* v, int64_t begin, int64_t en
     vi = vi + one_minus_beta2 * gg;
     m[i] = mi;
     v[i] = vi;
-    const T denom = static_cast<T>(std::sqrt(vi)) / c2 + eps;
-    const T update = mi / denom / c1;
+    const T denom = static_cast<T>(std::sqrt(vi)) * r2 + eps;
+    const T update = (mi / denom) * s1;
     p[i] = p[i] - update;
   }
 }
@@ -110,8 +110,8 @@ struct AdamLanes<double> {
 
 // The whole lanes of n elements; returns how many elements it did.
 template <typename T>
-__attribute__((target("avx2"))) int64_t AdamAvx2(T* p, const T* g, T* m, T* v, int64_t n, T c1,
-                                                 T c2, T beta1, T one_minus_beta1, T beta2,
+__attribute__((target("avx2"))) int64_t AdamAvx2(T* p, const T* g, T* m, T* v, int64_t n, T s1,
+                                                 T r2, T beta1, T one_minus_beta1, T beta2,
                                                  T one_minus_beta2, T eps) {
   using V = typename AdamLanes<T>::V;
   constexpr int64_t kLanes = sizeof(V) / sizeof(T);
@@ -127,8 +127,8 @@ __attribute__((target("avx2"))) int64_t AdamAvx2(T* p, const T* g, T* m, T* v, i
     const V gg = gi * gi;
     vi = vi * beta2;
     vi = vi + one_minus_beta2 * gg;
-    const V denom = VecSqrt(vi) / c2 + eps;
-    const V update = mi / denom / c1;
+    const V denom = VecSqrt(vi) * r2 + eps;
+    const V update = (mi / denom) * s1;
     pi = pi - update;
     std::memcpy(m + i * kLanes, &mi, sizeof(V));
     std::memcpy(v + i * kLanes, &vi, sizeof(V));
@@ -138,8 +138,8 @@ __attribute__((target("avx2"))) int64_t AdamAvx2(T* p, const T* g, T* m, T* v, i
 }
 #endif
 
-// scalars: eps. inputs: param (written), grad, m (written), v (written), c1
-// and c2 (0-d), {beta1, 1 - beta1, beta2, 1 - beta2}.
+// scalars: eps. inputs: param (written), grad, m (written), v (written), s1
+// and r2 (0-d), {beta1, 1 - beta1, beta2, 1 - beta2}.
 template <typename T>
 struct AdamStep {
   static absl::Status Run(KernelContext& ctx) {
@@ -147,8 +147,8 @@ struct AdamStep {
     const T* g = ctx.input<T>(1);
     T* m = ctx.mutable_input<T>(2);
     T* v = ctx.mutable_input<T>(3);
-    const T c1 = ctx.input<T>(4)[0];
-    const T c2 = ctx.input<T>(5)[0];
+    const T s1 = ctx.input<T>(4)[0];
+    const T r2 = ctx.input<T>(5)[0];
     const T* betas = ctx.input<T>(6);
     const T beta1 = betas[0], one_minus_beta1 = betas[1], beta2 = betas[2],
             one_minus_beta2 = betas[3];
@@ -159,10 +159,10 @@ struct AdamStep {
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2) {
       done =
-          AdamAvx2<T>(p, g, m, v, n, c1, c2, beta1, one_minus_beta1, beta2, one_minus_beta2, eps);
+          AdamAvx2<T>(p, g, m, v, n, s1, r2, beta1, one_minus_beta1, beta2, one_minus_beta2, eps);
     }
 #endif
-    AdamElements<T>(p, g, m, v, done, n, c1, c2, beta1, one_minus_beta1, beta2, one_minus_beta2,
+    AdamElements<T>(p, g, m, v, done, n, s1, r2, beta1, one_minus_beta1, beta2, one_minus_beta2,
                     eps);
     return absl::OkStatus();
   }

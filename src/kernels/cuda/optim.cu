@@ -48,9 +48,9 @@ __global__ void SgdMomentumKernel(T* p, const T* g, T* buf, const T* momentum, b
 }
 
 template <typename R, typename T = typename R::T>
-__global__ void AdamKernel(T* p, const T* g, T* m, T* v, const T* c1p, const T* c2p, const T* betas,
+__global__ void AdamKernel(T* p, const T* g, T* m, T* v, const T* s1p, const T* r2p, const T* betas,
                            T eps, int64_t n) {
-  const T c1 = *c1p, c2 = *c2p;
+  const T s1 = *s1p, r2 = *r2p;
   const T beta1 = betas[0], one_minus_beta1 = betas[1], beta2 = betas[2],
           one_minus_beta2 = betas[3];
   EAGERVM_GRID_STRIDE(i, n) {
@@ -62,8 +62,8 @@ __global__ void AdamKernel(T* p, const T* g, T* m, T* v, const T* c1p, const T* 
     vi = R::Add(vi, R::Mul(one_minus_beta2, gg));
     m[i] = mi;
     v[i] = vi;
-    const T denom = R::Add(R::Div(R::Sqrt(vi), c2), eps);
-    const T update = R::Div(R::Div(mi, denom), c1);
+    const T denom = R::Add(R::Mul(R::Sqrt(vi), r2), eps);
+    const T update = R::Mul(R::Div(mi, denom), s1);
     p[i] = R::Sub(p[i], update);
   }
 }
@@ -106,8 +106,8 @@ cudaError_t LaunchSgdMomentumStep(DT dt, void* p, const void* g, void* buf, cons
   });
 }
 
-cudaError_t LaunchAdamStep(DT dt, void* p, const void* g, void* m, void* v, const void* c1,
-                           const void* c2, const void* betas, double eps, int64_t n,
+cudaError_t LaunchAdamStep(DT dt, void* p, const void* g, void* m, void* v, const void* s1,
+                           const void* r2, const void* betas, double eps, int64_t n,
                            cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   return DispatchFloat(dt, [&](auto r) {
@@ -115,7 +115,7 @@ cudaError_t LaunchAdamStep(DT dt, void* p, const void* g, void* m, void* v, cons
     using T = typename R::T;
     AdamKernel<R><<<BlocksFor(n), kThreads, 0, s>>>(
         static_cast<T*>(p), static_cast<const T*>(g), static_cast<T*>(m), static_cast<T*>(v),
-        static_cast<const T*>(c1), static_cast<const T*>(c2), static_cast<const T*>(betas),
+        static_cast<const T*>(s1), static_cast<const T*>(r2), static_cast<const T*>(betas),
         static_cast<T>(eps), n);
     return cudaGetLastError();
   });

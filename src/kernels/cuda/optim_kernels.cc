@@ -2,7 +2,7 @@
 // SgdStep, SgdMomentumStep and AdamStep, float32 and float64, as on the CPU
 // (kernels/cpu/optim_kernels.cc; 16-bit params run the unfused ops). The
 // host scalars are rounded to the dtype here exactly as the CPU kernels
-// round them (Scalar::to<T>); the tensor hyperparameters (momentum, c1, c2,
+// round them (Scalar::to<T>); the tensor hyperparameters (momentum, s1, r2,
 // betas) stay on the device and the kernels read them there.
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/optim_launchers.h"
@@ -37,8 +37,8 @@ absl::Status SgdMomentumStep(KernelContext& ctx) {
       "SgdMomentumStep kernel launch");
 }
 
-// scalars: eps. inputs: param (written), grad, m (written), v (written), c1
-// and c2 (0-d), {beta1, 1 - beta1, beta2, 1 - beta2}.
+// scalars: eps. inputs: param (written), grad, m (written), v (written), s1
+// and r2 (0-d), {beta1, 1 - beta1, beta2, 1 - beta2}.
 absl::Status AdamStep(KernelContext& ctx) {
   const TensorMeta& pm = ctx.input_meta(0);
   return Launched(

@@ -29,10 +29,10 @@ cudaError_t LaunchSgdMomentumStep(DT dt, void* p, const void* g, void* buf, cons
                                   bool weight_decay, double wd, double neg_lr, int64_t n,
                                   cudaStream_t stream);
 // m = m * b1 + (1 - b1) * g; v = v * b2 + (1 - b2) * g * g;
-// p -= m / (sqrt(v) / c2 + eps) / c1, with betas = {b1, 1 - b1, b2, 1 - b2}
-// and c1, c2 one element each, on the device.
-cudaError_t LaunchAdamStep(DT dt, void* p, const void* g, void* m, void* v, const void* c1,
-                           const void* c2, const void* betas, double eps, int64_t n,
+// p -= (m / (sqrt(v) * r2 + eps)) * s1, with betas = {b1, 1 - b1, b2, 1 - b2}
+// and s1, r2 one element each, on the device.
+cudaError_t LaunchAdamStep(DT dt, void* p, const void* g, void* m, void* v, const void* s1,
+                           const void* r2, const void* betas, double eps, int64_t n,
                            cudaStream_t stream);
 
 }  // namespace eagervm::kernels::cuda
