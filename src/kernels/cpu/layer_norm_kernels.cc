@@ -20,13 +20,7 @@
 namespace eagervm::kernels {
 namespace {
 
-using vec::D4;
-using vec::D8;
-using vec::kAcc;
-using vec::kW;
-using vec::LoadD;
-using vec::StoreD;
-using vec::Total;
+using namespace vec;  // NOLINT(build/namespaces): the double-vector helpers
 
 struct RowStats {
   double mean, rstd;
@@ -161,89 +155,70 @@ void RowsOf(const Shape& shape, int64_t* rows, int64_t* d) {
 
 // Inputs x, weight, bias; scalar eps.
 template <typename T>
-absl::Status Forward(KernelContext& ctx) {
-  int64_t rows, d;
-  RowsOf(ctx.input_meta(0).shape, &rows, &d);
-  const T* x = ctx.input<T>(0);
-  const T* w = ctx.input<T>(1);
-  const T* b = ctx.input<T>(2);
-  T* out = ctx.output<T>(0);
-  const double eps = ctx.scalar(0).to<double>();
-  switch (vec::ChosenIsa()) {
-#ifdef EAGERVM_VEC_DOUBLE_X86
-    case vec::Isa::kAvx512:
-      return ForwardAvx512(x, w, b, rows, d, eps, out), absl::OkStatus();
-    case vec::Isa::kAvx2:
-      return ForwardAvx2(x, w, b, rows, d, eps, out), absl::OkStatus();
-#endif
-    default:
-      return ForwardRows<D4>(x, w, b, rows, d, eps, out), absl::OkStatus();
-  }
-}
-
-// Inputs x, weight, the output's gradient g; scalar eps; outputs dx, dw, db.
-template <typename T>
-absl::Status Backward(KernelContext& ctx) {
-  int64_t rows, d;
-  RowsOf(ctx.input_meta(0).shape, &rows, &d);
-  absl::StatusOr<void*> tmp = ctx.AllocateTemp(static_cast<size_t>(2 * d) * sizeof(double));
-  if (!tmp.ok()) return tmp.status();
-  double* dwb = static_cast<double*>(*tmp);
-  for (int64_t k = 0; k < 2 * d; ++k) dwb[k] = 0;
-  const T* x = ctx.input<T>(0);
-  const T* w = ctx.input<T>(1);
-  const T* g = ctx.input<T>(2);
-  T* dx = ctx.output<T>(0);
-  const double eps = ctx.scalar(0).to<double>();
-  switch (vec::ChosenIsa()) {
-#ifdef EAGERVM_VEC_DOUBLE_X86
-    case vec::Isa::kAvx512:
-      BackwardAvx512(x, w, g, rows, d, eps, dx, dwb);
-      break;
-    case vec::Isa::kAvx2:
-      BackwardAvx2(x, w, g, rows, d, eps, dx, dwb);
-      break;
-#endif
-    default:
-      BackwardRows<D4>(x, w, g, rows, d, eps, dx, dwb);
-  }
-  T* dw = ctx.output<T>(1);
-  T* db = ctx.output<T>(2);
-  for (int64_t k = 0; k < d; ++k) {
-    dw[k] = static_cast<T>(dwb[k]);
-    db[k] = static_cast<T>(dwb[d + k]);
-  }
-  return absl::OkStatus();
-}
-
-// Registered for float32 and float64 only (RegisterCpu compiles all five).
-template <typename T>
 struct LayerNorm {
   static absl::Status Run(KernelContext& ctx) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return Forward<T>(ctx);
-    } else {
-      return absl::InternalError("LayerNorm: no kernel for this dtype");
+    int64_t rows, d;
+    RowsOf(ctx.input_meta(0).shape, &rows, &d);
+    const T* x = ctx.input<T>(0);
+    const T* w = ctx.input<T>(1);
+    const T* b = ctx.input<T>(2);
+    T* out = ctx.output<T>(0);
+    const double eps = ctx.scalar(0).to<double>();
+    switch (vec::ChosenIsa()) {
+#ifdef EAGERVM_VEC_DOUBLE_X86
+      case vec::Isa::kAvx512:
+        return ForwardAvx512(x, w, b, rows, d, eps, out), absl::OkStatus();
+      case vec::Isa::kAvx2:
+        return ForwardAvx2(x, w, b, rows, d, eps, out), absl::OkStatus();
+#endif
+      default:
+        return ForwardRows<D4>(x, w, b, rows, d, eps, out), absl::OkStatus();
     }
   }
 };
 
+// Inputs x, weight, the output's gradient g; scalar eps; outputs dx, dw, db.
 template <typename T>
 struct LayerNormGrad {
   static absl::Status Run(KernelContext& ctx) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return Backward<T>(ctx);
-    } else {
-      return absl::InternalError("LayerNormGrad: no kernel for this dtype");
+    int64_t rows, d;
+    RowsOf(ctx.input_meta(0).shape, &rows, &d);
+    absl::StatusOr<void*> tmp = ctx.AllocateTemp(static_cast<size_t>(2 * d) * sizeof(double));
+    if (!tmp.ok()) return tmp.status();
+    double* dwb = static_cast<double*>(*tmp);
+    for (int64_t k = 0; k < 2 * d; ++k) dwb[k] = 0;
+    const T* x = ctx.input<T>(0);
+    const T* w = ctx.input<T>(1);
+    const T* g = ctx.input<T>(2);
+    T* dx = ctx.output<T>(0);
+    const double eps = ctx.scalar(0).to<double>();
+    switch (vec::ChosenIsa()) {
+#ifdef EAGERVM_VEC_DOUBLE_X86
+      case vec::Isa::kAvx512:
+        BackwardAvx512(x, w, g, rows, d, eps, dx, dwb);
+        break;
+      case vec::Isa::kAvx2:
+        BackwardAvx2(x, w, g, rows, d, eps, dx, dwb);
+        break;
+#endif
+      default:
+        BackwardRows<D4>(x, w, g, rows, d, eps, dx, dwb);
     }
+    T* dw = ctx.output<T>(1);
+    T* db = ctx.output<T>(2);
+    for (int64_t k = 0; k < d; ++k) {
+      dw[k] = static_cast<T>(dwb[k]);
+      db[k] = static_cast<T>(dwb[d + k]);
+    }
+    return absl::OkStatus();
   }
 };
 
 }  // namespace
 
 void RegisterLayerNormCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<LayerNorm>(r, builtin::kLayerNorm, kFloatDTypes);
-  RegisterCpu<LayerNormGrad>(r, builtin::kLayerNormGrad, kFloatDTypes);
+  RegisterCpuTyped<LayerNorm, float, double>(r, builtin::kLayerNorm);
+  RegisterCpuTyped<LayerNormGrad, float, double>(r, builtin::kLayerNormGrad);
 }
 
 }  // namespace eagervm::kernels

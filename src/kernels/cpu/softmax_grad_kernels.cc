@@ -14,13 +14,7 @@
 namespace eagervm::kernels {
 namespace {
 
-using vec::D4;
-using vec::D8;
-using vec::kAcc;
-using vec::kW;
-using vec::LoadD;
-using vec::StoreD;
-using vec::Total;
+using namespace vec;  // NOLINT(build/namespaces): the double-vector helpers
 
 template <typename D, typename T>
 [[gnu::always_inline]] inline void LastAxisRows(const T* y, const T* g, int64_t rows, int64_t n,
@@ -55,59 +49,49 @@ EAGERVM_AVX512_NO_FMA void LastAxisAvx512(const T* y, const T* g, int64_t rows, 
 
 // Inputs y, g; scalar(0) the axis (normalised); output dx.
 template <typename T>
-absl::Status Backward(KernelContext& ctx) {
-  const Shape& shape = ctx.input_meta(0).shape;
-  const int64_t axis = ctx.scalar(0).to<int64_t>();
-  int64_t outer = 1, n = 1, inner = 1;
-  for (int d = 0; d < shape.rank(); ++d) (d < axis ? outer : d == axis ? n : inner) *= shape[d];
-  if (outer == 0 || n == 0 || inner == 0) return absl::OkStatus();
-  const T* y = ctx.input<T>(0);
-  const T* g = ctx.input<T>(1);
-  T* dx = ctx.output<T>(0);
-  if (inner == 1) {
-    switch (vec::ChosenIsa()) {
-#ifdef EAGERVM_VEC_DOUBLE_X86
-      case vec::Isa::kAvx512:
-        return LastAxisAvx512(y, g, outer, n, dx), absl::OkStatus();
-      case vec::Isa::kAvx2:
-        return LastAxisAvx2(y, g, outer, n, dx), absl::OkStatus();
-#endif
-      default:
-        return LastAxisRows<D4>(y, g, outer, n, dx), absl::OkStatus();
-    }
-  }
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const int64_t base = o * n * inner + i;
-      double s = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        s += static_cast<double>(y[base + k * inner]) * static_cast<double>(g[base + k * inner]);
-      }
-      for (int64_t k = 0; k < n; ++k) {
-        const int64_t e = base + k * inner;
-        dx[e] = static_cast<T>(static_cast<double>(y[e]) * (static_cast<double>(g[e]) - s));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Registered for float32 and float64 only (RegisterCpu compiles all five).
-template <typename T>
 struct SoftmaxGrad {
   static absl::Status Run(KernelContext& ctx) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return Backward<T>(ctx);
-    } else {
-      return absl::InternalError("SoftmaxGrad: no kernel for this dtype");
+    const Shape& shape = ctx.input_meta(0).shape;
+    const int64_t axis = ctx.scalar(0).to<int64_t>();
+    int64_t outer = 1, n = 1, inner = 1;
+    for (int d = 0; d < shape.rank(); ++d) (d < axis ? outer : d == axis ? n : inner) *= shape[d];
+    if (outer == 0 || n == 0 || inner == 0) return absl::OkStatus();
+    const T* y = ctx.input<T>(0);
+    const T* g = ctx.input<T>(1);
+    T* dx = ctx.output<T>(0);
+    if (inner == 1) {
+      switch (vec::ChosenIsa()) {
+#ifdef EAGERVM_VEC_DOUBLE_X86
+        case vec::Isa::kAvx512:
+          return LastAxisAvx512(y, g, outer, n, dx), absl::OkStatus();
+        case vec::Isa::kAvx2:
+          return LastAxisAvx2(y, g, outer, n, dx), absl::OkStatus();
+#endif
+        default:
+          return LastAxisRows<D4>(y, g, outer, n, dx), absl::OkStatus();
+      }
     }
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t base = o * n * inner + i;
+        double s = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          s += static_cast<double>(y[base + k * inner]) * static_cast<double>(g[base + k * inner]);
+        }
+        for (int64_t k = 0; k < n; ++k) {
+          const int64_t e = base + k * inner;
+          dx[e] = static_cast<T>(static_cast<double>(y[e]) * (static_cast<double>(g[e]) - s));
+        }
+      }
+    }
+    return absl::OkStatus();
   }
 };
 
 }  // namespace
 
 void RegisterSoftmaxGradCpuKernels(internal::OpRegistry& r) {
-  RegisterCpu<SoftmaxGrad>(r, builtin::kSoftmaxGrad, kFloatDTypes);
+  RegisterCpuTyped<SoftmaxGrad, float, double>(r, builtin::kSoftmaxGrad);
 }
 
 }  // namespace eagervm::kernels
