@@ -52,10 +52,10 @@ EAGERVM_EXPORT Tensor MatMul(const Tensor& a, const Tensor& b);
 EAGERVM_EXPORT Tensor Transpose(const Tensor& x);  // materialised
 // op(a) @ op(b), op a transpose where asked: [m,k] or [k,m] (transpose_a) @
 // [k,n] or [n,k] (transpose_b) -> [m,n]. The transposes are BLAS flags: no
-// transposed copy is made. CPU only so far (other devices: Unimplemented).
+// transposed copy is made. CPU and CUDA (docs/ops.md, "Devices").
 EAGERVM_EXPORT Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b);
 // [B,M,K] @ [B,K,N] -> [B,M,N], one GEMM per batch entry, transposes (of the
-// last two axes) as BLAS flags. CPU only so far (other devices: Unimplemented).
+// last two axes) as BLAS flags. CPU and CUDA (docs/ops.md, "Devices").
 EAGERVM_EXPORT Tensor BatchMatMul(const Tensor& a, const Tensor& b, bool transpose_a = false,
                                   bool transpose_b = false);
 

@@ -44,16 +44,18 @@ absl::Status Accumulate(Pending* p, const Tensor& g) {
 }
 
 // Whether gradient `g` fits where it goes (`meta`), as `what` of `op`.
-absl::Status CheckGradient(const Tensor& g, const TensorMeta& meta, std::string_view op, int i) {
+// `api`: the function the user called (Backward or Grad), which messages name.
+absl::Status CheckGradient(const Tensor& g, const TensorMeta& meta, std::string_view op, int i,
+                           const char* api) {
   if (!g.ok()) {
     return absl::Status(g.status().code(),
-                        base::Cat("Backward: the backward of ", op, " failed for input ", i, ": ",
+                        base::Cat(api, ": the backward of ", op, " failed for input ", i, ": ",
                                   g.status().message()));
   }
   if (g.shape() != meta.shape || g.dtype() != meta.dtype || g.device() != meta.device) {
     return absl::InvalidArgumentError(
-        base::Cat("Backward: the backward of ", op, " returned a gradient ", ToString(g.dtype()),
-                  " ", g.shape(), " on ", g.device().ToString(), " for input ", i, ", which is ",
+        base::Cat(api, ": the backward of ", op, " returned a gradient ", ToString(g.dtype()), " ",
+                  g.shape(), " on ", g.device().ToString(), " for input ", i, ", which is ",
                   ToString(meta.dtype), " ", meta.shape, " on ", meta.device.ToString()));
   }
   return absl::OkStatus();
@@ -68,7 +70,9 @@ struct Target {
 class Walk {
  public:
   Walk(bool retain, bool accumulate_leaves)
-      : retain_(retain), accumulate_leaves_(accumulate_leaves) {}
+      : retain_(retain),
+        accumulate_leaves_(accumulate_leaves),
+        api_(accumulate_leaves ? "Backward" : "Grad") {}
 
   // Validates everything reachable from `root` before anything is queued.
   absl::Status Prepare(const std::shared_ptr<GradNode>& root) {
@@ -79,13 +83,13 @@ class Walk {
       stack.pop_back();
       if (n->released) {
         return absl::FailedPreconditionError(base::Cat(
-            "Backward: the graph through ", n->op,
+            api_, ": the graph through ", n->op,
             " was already freed by an earlier Backward or Grad; pass retain_graph = true to the "
             "first one to differentiate it twice"));
       }
       if (n->formula == nullptr) {
         return absl::InvalidArgumentError(
-            base::Cat("Backward: ", n->op,
+            base::Cat(api_, ": ", n->op,
                       " has no backward formula (a custom op without RegisterBackward, or a "
                       "built-in op that is not differentiable); the loss depends on its output "
                       "through an input that requires grad"));
@@ -173,11 +177,11 @@ class Walk {
     }
     absl::StatusOr<std::vector<Tensor>> result = n->formula->fn(n->Context(), grad_outputs);
     if (!result.ok()) {
-      return absl::Status(result.status().code(), base::Cat("Backward: the backward of ", n->op,
-                                                            ": ", result.status().message()));
+      return absl::Status(result.status().code(), base::Cat(api_, ": the backward of ", n->op, ": ",
+                                                            result.status().message()));
     }
     if (result->size() != n->next.size()) {
-      return absl::InvalidArgumentError(base::Cat("Backward: the backward of ", n->op, " returned ",
+      return absl::InvalidArgumentError(base::Cat(api_, ": the backward of ", n->op, " returned ",
                                                   result->size(), " gradient(s) for ",
                                                   n->next.size(),
                                                   " input(s); it must return one per input "
@@ -187,7 +191,8 @@ class Walk {
       const GradEdge& e = n->next[i];
       const Tensor& g = (*result)[i];
       if (!e.defined() || !g.defined()) continue;
-      if (absl::Status s = CheckGradient(g, n->input_metas[i], n->op, static_cast<int>(i)); !s.ok())
+      if (absl::Status s = CheckGradient(g, n->input_metas[i], n->op, static_cast<int>(i), api_);
+          !s.ok())
         return s;
       if (e.node != nullptr) {
         std::vector<Pending>& dst = grads_[e.node.get()];
@@ -237,6 +242,7 @@ class Walk {
 
   bool retain_;
   bool accumulate_leaves_;
+  const char* api_;  // "Backward" or "Grad": what the messages name
   absl::flat_hash_map<GradNode*, int> deps_;
   absl::flat_hash_map<GradNode*, std::vector<Pending>> grads_;
   absl::flat_hash_map<AutogradMeta*, Pending> leaf_grads_;
@@ -246,7 +252,11 @@ class Walk {
 };
 
 absl::Status CheckLoss(const Tensor& loss, const char* fn) {
-  if (!loss.defined()) return absl::InvalidArgumentError(base::Cat(fn, ": the loss is undefined"));
+  // As an op given an undefined tensor (docs/ops.md, "Errors").
+  if (!loss.defined()) {
+    return absl::FailedPreconditionError(
+        base::Cat(fn, ": the loss is an undefined tensor (default-constructed or moved-from)"));
+  }
   if (!loss.ok()) return loss.status();
   if (loss.numel() != 1) {
     return absl::InvalidArgumentError(base::Cat(fn, ": the loss must have one element; it is ",

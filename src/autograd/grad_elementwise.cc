@@ -135,8 +135,10 @@ void DefineUnary() {
       [](const BackwardContext&, G g) -> GradList { return std::vector<Tensor>{ops::Neg(g[0])}; },
       kSaveNone, kSaveNone);
   // Relu: the gradient flows where the output is positive (x > 0); zero
-  // elsewhere (a Where: one op fewer than a mask times g).
+  // elsewhere: one instruction (ops/grad_ops.h) where the backend has a
+  // kernel, else a Where (one op fewer than a mask times g).
   DefineUnaryOfOutput("Relu", [](const Tensor& g, const Tensor& y) {
+    if (g.meta() == y.meta() && HasReluGradKernel(y.device(), y.dtype())) return ReluGrad(y, g);
     const Tensor zero = ScalarLike(0.0, y);
     return ops::Where(ops::Gt(y, zero), g, zero);
   });

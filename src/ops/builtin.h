@@ -87,6 +87,7 @@ inline constexpr BuiltinOp kLayerNorm{"LayerNorm"};
 // Backward kernels of the autograd formulas (ops/grad_ops.h): one
 // instruction where the composed formula would be a dozen.
 inline constexpr BuiltinOp kGeluGrad{"GeluGrad"};
+inline constexpr BuiltinOp kReluGrad{"ReluGrad"};
 inline constexpr BuiltinOp kLayerNormGrad{"LayerNormGrad"};
 inline constexpr BuiltinOp kSoftmaxGrad{"SoftmaxGrad"};
 inline constexpr BuiltinOp kArgmax{"Argmax"};
@@ -159,6 +160,7 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
     &kGelu,
     &kLayerNorm,
     &kGeluGrad,
+    &kReluGrad,
     &kLayerNormGrad,
     &kSoftmaxGrad,
     &kArgmax,

@@ -35,6 +35,18 @@ bool HasLayerNormGradKernel(Device device, DType dtype) {
   return EAGERVM_BUILTIN_OP(kLayerNormGrad).FindKernel(device.type(), dtype) != nullptr;
 }
 
+bool HasReluGradKernel(Device device, DType dtype) {
+  return EAGERVM_BUILTIN_OP(kReluGrad).FindKernel(device.type(), dtype) != nullptr;
+}
+
+Tensor ReluGrad(const Tensor& y, const Tensor& g) {
+  const OpDef& def = EAGERVM_BUILTIN_OP(kReluGrad);
+  if (absl::Status s = CheckGradLike(y, g, def.name.c_str(), "g"); !s.ok()) {
+    return Tensor::Error(std::move(s));
+  }
+  return SubmitOpWithOutput(def, y.dtype(), y.meta(), {&y, &g});
+}
+
 Tensor GeluGrad(const Tensor& x, const Tensor& y, const Tensor& g, bool tanh_approximation) {
   const OpDef& def = EAGERVM_BUILTIN_OP(kGeluGrad);
   absl::Status s = CheckGradLike(x, y, def.name.c_str(), "y");

@@ -19,8 +19,12 @@
 namespace eagervm::internal {
 
 bool HasGeluGradKernel(Device device, DType dtype);
+bool HasReluGradKernel(Device device, DType dtype);
 bool HasLayerNormGradKernel(Device device, DType dtype);
 bool HasSoftmaxGradKernel(Device device, DType dtype);
+
+// g where y = Relu(x) > 0, else 0; g has y's dtype, device and shape.
+Tensor ReluGrad(const Tensor& y, const Tensor& g);
 
 // g * Gelu'(x) (erf form, or the tanh approximation's derivative), for
 // y = Gelu(x, tanh_approximation); y and g have x's dtype, device and

@@ -1,4 +1,5 @@
-// Gelu and its backward (LayerNorm: layer_norm_kernels.cc).
+// Gelu, and the backward kernels of Gelu and Relu (LayerNorm:
+// layer_norm_kernels.cc).
 #include <cmath>
 #include <type_traits>
 
@@ -69,6 +70,20 @@ struct GeluErfGradLanes {
   }
 };
 
+// Relu's backward (ReluGrad, ops/grad_ops.h): inputs y = Relu(x) and the
+// output's gradient g; g where y > 0, else 0 (NaN y: 0). A select, no branch.
+template <typename T>
+struct ReluGrad {
+  static absl::Status Run(KernelContext& ctx) {
+    const T* y = ctx.input<T>(0);
+    const T* g = ctx.input<T>(1);
+    T* out = ctx.output<T>(0);
+    const int64_t n = ctx.output_meta(0).shape.numel();
+    for (int64_t i = 0; i < n; ++i) out[i] = y[i] > T(0) ? g[i] : T(0);
+    return absl::OkStatus();
+  }
+};
+
 // Gelu's backward (GeluGrad, ops/grad_ops.h): inputs x, y = Gelu(x) and
 // the output's gradient g, scalar(0) the tanh form; the output g * Gelu'(x).
 // float64 and the tanh form compute from x alone.
@@ -111,6 +126,7 @@ struct GeluGrad {
 void RegisterNnCpuKernels(internal::OpRegistry& r) {
   RegisterCpu<Gelu>(r, builtin::kGelu, kFloatDTypes);
   RegisterCpu<GeluGrad>(r, builtin::kGeluGrad, kFloatDTypes);
+  RegisterCpuTyped<ReluGrad, float, double>(r, builtin::kReluGrad);
 }
 
 }  // namespace eagervm::kernels
