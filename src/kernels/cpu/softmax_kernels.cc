@@ -101,6 +101,15 @@ inline float RowMax(const float* x, int64_t n) {
     std::memcpy(&v, x + k, sizeof v);
     m = v > m ? v : m;
   }
+  if (kW > vec::kLanes && k < n) {  // the tail as one vector padded with -inf
+    alignas(64) float buf[kW];
+    for (int i = 0; i < kW; ++i)
+      buf[i] = k + i < n ? x[k + i] : -std::numeric_limits<float>::infinity();
+    V v;
+    std::memcpy(&v, buf, sizeof v);
+    m = v > m ? v : m;
+    k = n;
+  }
   // No lane holds NaN: the maximum is the same in any order (but for the
   // sign of a zero, made + below).
   const vec::F4 m4 = FoldTo4(m, [](auto a, auto b) { return a > b ? a : b; });
@@ -170,6 +179,27 @@ inline ExpSum RowExpSum(const float* x, int64_t n, float m, float* out) {
     vec::AddWide(rest, &lo, &hi);
   }
   vec::F4 ones4 = {};
+  // The tail (< 16 elements), one whole vector at a time: the exps of
+  // `len` padded lanes, then added 4 lanes at a time as the 4-lane loop
+  // below adds them (padding -inf: exp gives 0, nothing added), so the bits
+  // are the same at every width.
+  for (; kW > vec::kLanes && k < n; k += kW) {
+    const int64_t len = n - k < kW ? n - k : kW;
+    alignas(64) float buf[kW];
+    for (int i = 0; i < kW; ++i)
+      buf[i] = i < len ? x[k + i] : -std::numeric_limits<float>::infinity();
+    V e;
+    std::memcpy(&e, buf, sizeof e);
+    e -= m;
+    vec::ExpInPlace(&e);
+    std::memcpy(buf, &e, sizeof e);
+    if (out != nullptr) std::memcpy(out + k, buf, static_cast<size_t>(len) * sizeof(float));
+    for (int64_t q = 0; q < len; q += vec::kLanes) {
+      vec::F4 t = vec::Load(buf + q);
+      SplitOnes(&t, &ones4);
+      vec::AddWide(t, &lo, &hi);
+    }
+  }
   for (; k < n; k += vec::kLanes) {
     const int64_t len = n - k < vec::kLanes ? n - k : vec::kLanes;
     // Padding lanes are -inf: exp gives 0, nothing added.
