@@ -73,18 +73,25 @@ namespace {
 template <typename V>
 constexpr int kWidth = static_cast<int>(sizeof(V) / sizeof(float));
 
-// The lanes of v folded pairwise to 4 lanes by `op` (halves, then quarters):
-// a tree, not a chain of kW - 1 dependent steps per row.
-template <typename V, typename Op>
-inline vec::F4 FoldTo4(V v, Op op) {
+// The lanes of *v folded pairwise to 4 lanes by the maximum (kMax) or the
+// sum (halves, then quarters): a tree, not a chain of kW - 1 dependent
+// steps per row. By pointer and with no helper returning a wide vector: a
+// wide vector crosses no call outside code built for its width (vec_exp.h).
+template <bool kMax, typename V>
+inline vec::F4 FoldTo4(const V* v) {
   if constexpr (kWidth<V> == 16) {
-    const vec::F8 h = op(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
-                         __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15));
-    return op(__builtin_shufflevector(h, h, 0, 1, 2, 3), __builtin_shufflevector(h, h, 4, 5, 6, 7));
+    const vec::F8 a = __builtin_shufflevector(*v, *v, 0, 1, 2, 3, 4, 5, 6, 7);
+    const vec::F8 b = __builtin_shufflevector(*v, *v, 8, 9, 10, 11, 12, 13, 14, 15);
+    const vec::F8 h = kMax ? (a > b ? a : b) : a + b;
+    const vec::F4 c = __builtin_shufflevector(h, h, 0, 1, 2, 3);
+    const vec::F4 d = __builtin_shufflevector(h, h, 4, 5, 6, 7);
+    return kMax ? (c > d ? c : d) : c + d;
   } else if constexpr (kWidth<V> == 8) {
-    return op(__builtin_shufflevector(v, v, 0, 1, 2, 3), __builtin_shufflevector(v, v, 4, 5, 6, 7));
+    const vec::F4 c = __builtin_shufflevector(*v, *v, 0, 1, 2, 3);
+    const vec::F4 d = __builtin_shufflevector(*v, *v, 4, 5, 6, 7);
+    return kMax ? (c > d ? c : d) : c + d;
   } else {
-    return v;
+    return *v;
   }
 }
 
@@ -112,7 +119,7 @@ inline float RowMax(const float* x, int64_t n) {
   }
   // No lane holds NaN: the maximum is the same in any order (but for the
   // sign of a zero, made + below).
-  const vec::F4 m4 = FoldTo4(m, [](auto a, auto b) { return a > b ? a : b; });
+  const vec::F4 m4 = FoldTo4<true>(&m);
   const float m01 = m4[1] > m4[0] ? m4[1] : m4[0], m23 = m4[3] > m4[2] ? m4[3] : m4[2];
   float r = m23 > m01 ? m23 : m01;
   for (; k < n; ++k) r = x[k] > r ? x[k] : r;
@@ -213,7 +220,7 @@ inline ExpSum RowExpSum(const float* x, int64_t n, float m, float* out) {
   ExpSum r;
   r.rest = s[0] + s[1];
   // Whole counts below 2^24: exact in float and in any order.
-  const vec::F4 o = FoldTo4(ones, [](auto a, auto b) { return a + b; }) + ones4;
+  const vec::F4 o = FoldTo4<false>(&ones) + ones4;
   r.ones = (o[0] + o[1]) + (o[2] + o[3]);
   return r;
 }
