@@ -11,16 +11,18 @@
 namespace eagervm::internal {
 namespace {
 
-// t (argument `name`) is a defined, ok tensor with x's dtype, device and
-// shape.
-absl::Status CheckGradLike(const Tensor& x, const Tensor& t, const char* op, const char* name) {
-  EAGERVM_RETURN_IF_ERROR(CheckTensor(x, op, "x"));
+// t (argument `name`) is a defined, ok tensor with the dtype, device and
+// shape of the floating tensor x (argument `x_name`: "x", or "y" for a
+// backward that reads the forward's output).
+absl::Status CheckGradLike(const Tensor& x, const Tensor& t, const char* op, const char* name,
+                           const char* x_name = "x") {
+  EAGERVM_RETURN_IF_ERROR(CheckTensor(x, op, x_name));
   EAGERVM_RETURN_IF_ERROR(CheckTensor(t, op, name));
   EAGERVM_RETURN_IF_ERROR(CheckFloating(x, op));
   if (t.meta() != x.meta()) {
     return absl::InvalidArgumentError(base::Cat(op, ": ", name, " ", t.dtype(), " ", t.shape(),
-                                                " on ", t.device(), " does not match x ", x.dtype(),
-                                                " ", x.shape(), " on ", x.device()));
+                                                " on ", t.device(), " does not match ", x_name, " ",
+                                                x.dtype(), " ", x.shape(), " on ", x.device()));
   }
   return absl::OkStatus();
 }
@@ -41,7 +43,7 @@ bool HasReluGradKernel(Device device, DType dtype) {
 
 Tensor ReluGrad(const Tensor& y, const Tensor& g) {
   const OpDef& def = EAGERVM_BUILTIN_OP(kReluGrad);
-  if (absl::Status s = CheckGradLike(y, g, def.name.c_str(), "g"); !s.ok()) {
+  if (absl::Status s = CheckGradLike(y, g, def.name.c_str(), "g", "y"); !s.ok()) {
     return Tensor::Error(std::move(s));
   }
   return SubmitOpWithOutput(def, y.dtype(), y.meta(), {&y, &g});
@@ -61,7 +63,7 @@ bool HasSoftmaxGradKernel(Device device, DType dtype) {
 
 Tensor SoftmaxGrad(const Tensor& y, const Tensor& g, int64_t axis) {
   const OpDef& def = EAGERVM_BUILTIN_OP(kSoftmaxGrad);
-  absl::Status s = CheckGradLike(y, g, def.name.c_str(), "g");
+  absl::Status s = CheckGradLike(y, g, def.name.c_str(), "g", "y");
   if (s.ok() && !(axis >= 0 && axis < y.dim())) {
     s = absl::InvalidArgumentError(
         base::Cat(def.name, ": axis ", axis, " is out of range for y ", y.shape()));
