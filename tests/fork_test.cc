@@ -52,6 +52,9 @@ constexpr bool kTsan = true;
 #else
 constexpr bool kTsan = false;
 #endif
+#else
+constexpr bool kTsan = false;
+#endif
 
 // GCC 12's and Clang 14's ASan runtimes register no fork handlers (LLVM
 // added them in 18): a child forked while another thread of the parent is
@@ -71,15 +74,12 @@ constexpr bool kAsan = false;
 #else
 constexpr bool kAsan = false;
 #endif
-#else
-constexpr bool kTsan = false;
-#endif
 
 // What every child checks: ops on a fresh VM compute exactly, and a tensor
 // from the parent (if given) is refused with a clear error. Under TSan only
 // what needs no new thread: TSan cannot follow a child of a multi-threaded
 // parent that starts threads (it dies with "dup thread with used id"); the
-// release and ASan runs check everything.
+// release run checks everything, the ASan run all but kAsan's cases.
 int ChildWork(const Tensor* from_parent) {
   if (kTsan) return from_parent != nullptr && from_parent->ok() ? kParentTensorAccepted : kOk;
   Tensor a = FromVector<float>({1, 2, 3, 4}, {4});

@@ -205,10 +205,13 @@ BENCHMARK(BM_TorchModelOp)->DenseRange(0, 2)->UseRealTime();
 // range(0): 0 = Add(a, b), both compact; 1 = Add(a.T(), b); 2 = Add(s, b)
 // with s columns [1024, 3072) of a [2048, 4096] tensor (a column Slice);
 // 3 = Add(row.Expand({2048, 2048}), b) with row [1, 2048].
-constexpr int64_t kViewN = 2048;
+// range(0): the view (0 contiguous, 1 T(), 2 column Slice, 3 Expand);
+// range(1): n, the side of the [n, n] operands: 2048 (16 MiB each, beyond
+// the L3 with three of them) and 512 (1 MiB each, within the L2).
 
 void BM_EvmAddView(benchmark::State& state) {
   const int mode = static_cast<int>(state.range(0));
+  const int64_t kViewN = state.range(1);
   Pair a = RandomPair(kViewN, mode == 2 ? 2 * kViewN : kViewN, 6);
   Pair row = RandomPair(1, kViewN, 7), b = RandomPair(kViewN, kViewN, 8);
   Tensor x = a.evm;
@@ -221,10 +224,11 @@ void BM_EvmAddView(benchmark::State& state) {
   ExpectSame(state, ops::Add(x, b.evm), tx + b.torch, 0);
   TimeEvm(state, [&] { return ops::Add(x, b.evm); });
 }
-BENCHMARK(BM_EvmAddView)->DenseRange(0, 3)->UseRealTime();
+BENCHMARK(BM_EvmAddView)->ArgsProduct({{0, 1, 2, 3}, {2048, 512}})->UseRealTime();
 
 void BM_TorchAddView(benchmark::State& state) {
   const int mode = static_cast<int>(state.range(0));
+  const int64_t kViewN = state.range(1);
   at::Tensor a = at::randn({kViewN, mode == 2 ? 2 * kViewN : kViewN});
   at::Tensor row = at::randn({1, kViewN}), b = at::randn({kViewN, kViewN});
   at::Tensor x = a;
@@ -233,7 +237,7 @@ void BM_TorchAddView(benchmark::State& state) {
   if (mode == 3) x = row.expand({kViewN, kViewN});
   TimeTorch(state, [&] { return x + b; });
 }
-BENCHMARK(BM_TorchAddView)->DenseRange(0, 3)->UseRealTime();
+BENCHMARK(BM_TorchAddView)->ArgsProduct({{0, 1, 2, 3}, {2048, 512}})->UseRealTime();
 
 }  // namespace
 }  // namespace eagervm::bench
@@ -265,12 +269,33 @@ int main(int argc, char** argv) {
           {"Gelu [256,512]: eagervm / libtorch", "BM_EvmModelOp/0", "BM_TorchModelOp/0", ""},
           {"LayerNorm [256,128]: eagervm / libtorch", "BM_EvmModelOp/1", "BM_TorchModelOp/1", ""},
           {"Softmax [16,64,64]: eagervm / libtorch", "BM_EvmModelOp/2", "BM_TorchModelOp/2", ""},
-          {"Add(a.T(), b) / Add(a, b)", "BM_EvmAddView/1", "BM_EvmAddView/0", "<= 1.3x"},
-          {"Add(column Slice, b) / Add(a, b)", "BM_EvmAddView/2", "BM_EvmAddView/0", "<= 1.3x"},
-          {"Add(Expand, b) / Add(a, b)", "BM_EvmAddView/3", "BM_EvmAddView/0", "<= 1.3x"},
-          {"  libtorch a.t() + b / a + b", "BM_TorchAddView/1", "BM_TorchAddView/0", ""},
-          {"  libtorch slice + b / a + b", "BM_TorchAddView/2", "BM_TorchAddView/0", ""},
-          {"  libtorch expand + b / a + b", "BM_TorchAddView/3", "BM_TorchAddView/0", ""},
-          {"  Add(a, b): eagervm / libtorch", "BM_EvmAddView/0", "BM_TorchAddView/0", ""},
+          {"Add(a.T(), b) / Add(a, b), [2048,2048]", "BM_EvmAddView/1/2048", "BM_EvmAddView/0/2048",
+           "<= 1.3x"},
+          {"Add(column Slice, b) / Add(a, b), [2048,2048]", "BM_EvmAddView/2/2048",
+           "BM_EvmAddView/0/2048", "<= 1.3x"},
+          {"Add(Expand, b) / Add(a, b), [2048,2048]", "BM_EvmAddView/3/2048",
+           "BM_EvmAddView/0/2048", "<= 1.3x"},
+          {"  libtorch a.t() + b / a + b, [2048,2048]", "BM_TorchAddView/1/2048",
+           "BM_TorchAddView/0/2048", ""},
+          {"  libtorch slice + b / a + b, [2048,2048]", "BM_TorchAddView/2/2048",
+           "BM_TorchAddView/0/2048", ""},
+          {"  libtorch expand + b / a + b, [2048,2048]", "BM_TorchAddView/3/2048",
+           "BM_TorchAddView/0/2048", ""},
+          {"  Add(a, b) [2048,2048]: eagervm / libtorch", "BM_EvmAddView/0/2048",
+           "BM_TorchAddView/0/2048", ""},
+          {"Add(a.T(), b) / Add(a, b), [512,512]", "BM_EvmAddView/1/512", "BM_EvmAddView/0/512",
+           "<= 1.3x"},
+          {"Add(column Slice, b) / Add(a, b), [512,512]", "BM_EvmAddView/2/512",
+           "BM_EvmAddView/0/512", "<= 1.3x"},
+          {"Add(Expand, b) / Add(a, b), [512,512]", "BM_EvmAddView/3/512", "BM_EvmAddView/0/512",
+           "<= 1.3x"},
+          {"  libtorch a.t() + b / a + b, [512,512]", "BM_TorchAddView/1/512",
+           "BM_TorchAddView/0/512", ""},
+          {"  libtorch slice + b / a + b, [512,512]", "BM_TorchAddView/2/512",
+           "BM_TorchAddView/0/512", ""},
+          {"  libtorch expand + b / a + b, [512,512]", "BM_TorchAddView/3/512",
+           "BM_TorchAddView/0/512", ""},
+          {"  Add(a, b) [512,512]: eagervm / libtorch", "BM_EvmAddView/0/512",
+           "BM_TorchAddView/0/512", ""},
       });
 }

@@ -1,6 +1,7 @@
 // MatMul ([m,k] @ [k,n]) and materialised 2-D Transpose. Floating point goes
 // through OpenBLAS, single-threaded: each VM stream already owns a worker
-// thread, and on a 2-core machine BLAS threads on top would oversubscribe it.
+// thread, and on a 2-core machine BLAS threads on top would oversubscribe it
+// (float32 products with a side of at most 12: skinny_gemm.h).
 // Integers use a plain i-k-j loop (wrapping arithmetic): exact, and fast
 // enough for the small integer products people actually compute.
 #include <cblas.h>
@@ -11,6 +12,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemv.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/skinny_gemm.h"
 
 // Weak so that eagervm still links against a BLAS without this OpenBLAS
 // extension; it is then simply not called.
@@ -30,6 +32,9 @@ Dims DimsOf(const KernelContext& ctx) {
 template <typename T>
 void Gemm(const T* a, const T* b, T* c, Dims d) {
   if (GemvIfVector(a, b, c, false, false, d.m, d.k, d.k, d.n)) return;
+  if constexpr (std::is_same_v<T, float>) {
+    if (skinny_gemm::Run(a, b, c, false, false, d.m, d.k, d.k, d.n)) return;
+  }
   // BLAS needs leading dimensions >= 1 even for empty matrices.
   const int lda = static_cast<int>(std::max<int64_t>(d.k, 1));
   const int ldb = static_cast<int>(std::max<int64_t>(d.n, 1));

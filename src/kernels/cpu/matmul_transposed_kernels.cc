@@ -1,6 +1,6 @@
 // MatMulTransposed and BatchMatMul: op(a) @ op(b) with op a transpose where
 // scalar(0) / scalar(1) say so. Floats pass CblasTrans to BLAS, reading the operands in
-// place; integers use an exact (wrapping) loop that indexes the transposes.
+// place (float32 with a side of at most 12: skinny_gemm.h); integers use an exact (wrapping) loop that indexes the transposes.
 #include <cblas.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemv.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/skinny_gemm.h"
 
 namespace eagervm::kernels {
 namespace {
@@ -25,6 +26,9 @@ void GemmT(const T* a, const T* b, T* c, bool ta, bool tb, int64_t a0, int64_t a
     return;
   }
   if (GemvIfVector(a, b, c, ta, tb, a0, a1, b0, b1)) return;
+  if constexpr (std::is_same_v<T, float>) {
+    if (skinny_gemm::Run(a, b, c, ta, tb, a0, a1, b0, b1)) return;
+  }
   // Row-major leading dimensions of the stored matrices (>= 1 for BLAS).
   const int lda = static_cast<int>(std::max<int64_t>(a1, 1));
   const int ldb = static_cast<int>(std::max<int64_t>(b1, 1));
