@@ -115,6 +115,34 @@ void BM_TorchMatMul(benchmark::State& state) {
 }
 BENCHMARK(BM_TorchMatMul)->ArgsProduct({{512, 1024}, {0, 1}})->UseRealTime();
 
+// --- Skinny products: a classifier's output layer ---------------------------
+// range(0): 0 forward h[256,512] @ w[512,10]; 1 weight gradient
+// h^T @ g[256,10]; 2 input gradient g @ w^T (eagervm: skinny_gemm.h).
+void BM_EvmSkinnyMatMul(benchmark::State& state) {
+  const int mode = static_cast<int>(state.range(0));
+  Pair h = RandomPair(256, 512, 21), w = RandomPair(512, 10, 22), g = RandomPair(256, 10, 23);
+  auto run = [&] {
+    if (mode == 0) return ops::MatMul(h.evm, w.evm);
+    if (mode == 1) return ops::MatMul(h.evm, g.evm, true, false);
+    return ops::MatMul(g.evm, w.evm, false, true);
+  };
+  at::Tensor ref = mode == 0   ? at::mm(h.torch, w.torch)
+                   : mode == 1 ? at::mm(h.torch.t(), g.torch)
+                               : at::mm(g.torch, w.torch.t());
+  ExpectSame(state, run(), ref, 1e-3);
+  TimeEvm(state, run);
+}
+BENCHMARK(BM_EvmSkinnyMatMul)->DenseRange(0, 2)->UseRealTime();
+
+void BM_TorchSkinnyMatMul(benchmark::State& state) {
+  const int mode = static_cast<int>(state.range(0));
+  at::Tensor h = at::randn({256, 512}), w = at::randn({512, 10}), g = at::randn({256, 10});
+  TimeTorch(state, [&] {
+    return mode == 0 ? at::mm(h, w) : mode == 1 ? at::mm(h.t(), g) : at::mm(g, w.t());
+  });
+}
+BENCHMARK(BM_TorchSkinnyMatMul)->DenseRange(0, 2)->UseRealTime();
+
 // --- Softmax over [1024, 1024] along the last axis --------------------------
 constexpr int64_t kSoftmaxN = 1024;
 
@@ -262,6 +290,12 @@ int main(int argc, char** argv) {
            "BM_TorchMatMul/1024/0", ""},
           {"  MatMul 1024 contiguous: eagervm / libtorch", "BM_EvmMatMul/1024/0",
            "BM_TorchMatMul/1024/0", ""},
+          {"MatMul [256,512]x[512,10]: eagervm / libtorch", "BM_EvmSkinnyMatMul/0",
+           "BM_TorchSkinnyMatMul/0", ""},
+          {"MatMul [256,512]^T x [256,10]: eagervm / libtorch", "BM_EvmSkinnyMatMul/1",
+           "BM_TorchSkinnyMatMul/1", ""},
+          {"MatMul [256,10] x [512,10]^T: eagervm / libtorch", "BM_EvmSkinnyMatMul/2",
+           "BM_TorchSkinnyMatMul/2", ""},
           {"Softmax [1024,1024]: eagervm / libtorch", "BM_EvmSoftmax", "BM_TorchSoftmax",
            "<= 1.5x"},
           {"IndexSelect 64 of [50000,256]: eagervm / libtorch", "BM_EvmIndexSelect",

@@ -1,6 +1,7 @@
 // MatMulTransposed and BatchMatMul: op(a) @ op(b) with op a transpose where
 // scalar(0) / scalar(1) say so. Floats pass CblasTrans to BLAS, reading the operands in
-// place (float32 with a side of at most 12: skinny_gemm.h); integers use an exact (wrapping) loop that indexes the transposes.
+// place (float32 with a side of at most 12: skinny_gemm.h); integers use an exact (wrapping) loop
+// that indexes the transposes.
 #include <cblas.h>
 
 #include <algorithm>

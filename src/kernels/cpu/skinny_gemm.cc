@@ -67,21 +67,25 @@ EAGERVM_AVX512F inline __m512 Reduce16(const __m512* v) {
 #pragma GCC unroll 8
   for (int p = 0; p < 8; ++p) {  // 256-bit halves of two vectors added
     const __m512 a = v[2 * p], b = v[2 * p + 1];
-    s[p] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-           __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    s[p] =
+        __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+        __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
   }
 #pragma GCC unroll 4
   for (int q = 0; q < 4; ++q) {  // 128-bit lane r of t[q]: 4 partial sums of v[4q + r]
     const __m512 a = s[2 * q], b = s[2 * q + 1];
-    t[q] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
-           __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    t[q] =
+        __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+        __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
   }
-  const __m512 u =
-      __builtin_shufflevector(t[0], t[1], 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29) +
-      __builtin_shufflevector(t[0], t[1], 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
-  const __m512 w =
-      __builtin_shufflevector(t[2], t[3], 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29) +
-      __builtin_shufflevector(t[2], t[3], 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+  const __m512 u = __builtin_shufflevector(t[0], t[1], 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12,
+                                           28, 13, 29) +
+                   __builtin_shufflevector(t[0], t[1], 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27,
+                                           14, 30, 15, 31);
+  const __m512 w = __builtin_shufflevector(t[2], t[3], 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12,
+                                           28, 13, 29) +
+                   __builtin_shufflevector(t[2], t[3], 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27,
+                                           14, 30, 15, 31);
   const __m512 z =
       __builtin_shufflevector(u, w, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) +
       __builtin_shufflevector(u, w, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
