@@ -2,7 +2,10 @@
 // both ways) against a host reference, including empty dims and scalars.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "ops_test_util.h"
 
@@ -135,6 +138,31 @@ TEST(Reduce, Float32SumAccumulatesInDouble) {
   x2[0] = x2[1] = 1e8f;
   EXPECT_EQ(Values<float>(ops::Sum(Make(x2, {4001, 2}), 0)),
             (std::vector<float>{100004000.0f, 100004000.0f}));
+}
+
+// Sums along a leading axis (a bias gradient: [batch, features] summed over
+// the batch) add each column in double, row after row: bitwise the plain
+// loop, whatever the kernel (blocks of 32 columns in registers where the CPU
+// has AVX2, the columns left over one at a time), for Mean too.
+TEST(Reduce, Float32ColumnSumsAreTheSequentialDoubleSum) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-100, 100);
+  for (const auto& [outer, n, inner] : std::vector<std::array<int64_t, 3>>{
+           {1, 37, 77}, {1, 256, 512}, {3, 5, 70}, {2, 1, 33}, {1, 9, 31}}) {
+    std::vector<float> x(outer * n * inner);
+    for (float& v : x) v = u(rng);
+    Tensor t = FromVector<float>(x, {outer, n, inner});
+    auto sum = ops::Sum(t, 1).ToVector<float>();
+    auto mean = ops::Mean(t, 1).ToVector<float>();
+    ASSERT_TRUE(sum.ok() && mean.ok());
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < inner; ++j) {
+        double s = x[o * n * inner + j];
+        for (int64_t k = 1; k < n; ++k) s += x[(o * n + k) * inner + j];
+        EXPECT_EQ((*sum)[o * inner + j], static_cast<float>(s)) << o << " " << j;
+        EXPECT_EQ((*mean)[o * inner + j], static_cast<float>(s / static_cast<double>(n)));
+      }
+  }
 }
 
 TEST(Reduce, Int32SumWrapsLikeTheHardware) {
