@@ -198,5 +198,28 @@ TEST(FusedBackward, GeluGradientAtItsEdgeValues) {
   EXPECT_TRUE(std::isnan(Values((*g)[0])[0]));
 }
 
+// Relu's float32 backward (vectors of 16, 8 or 4 lanes, the tail one at a
+// time): exactly g where x > 0, and 0 at 0, -0, below 0, -inf and NaN, at
+// every position of a row of 16 * 64 + 7.
+TEST(FusedBackward, ReluGradientIsGWherePositiveElseZero) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.0f, -0.0f, -1.0f, 2.0f, inf, -inf, std::nanf(""), 1e-30f, -1e-30f};
+  const size_t n = 16 * 64 + 7;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-2, 2);
+  std::vector<float> x(n), w(n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = i % 5 == 0 ? specials[(i / 5) % 9] : u(rng);
+    w[i] = u(rng);
+  }
+  Tensor t = FromVector<float>(x, Shape{static_cast<int64_t>(n)}).RequiresGrad();
+  Tensor tw = FromVector<float>(w, Shape{static_cast<int64_t>(n)});
+  absl::StatusOr<std::vector<Tensor>> g = autograd::Grad(ops::Sum(ops::Relu(t) * tw), {t});
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<std::vector<float>> got = (*g)[0].ToVector<float>();
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ((*got)[i], x[i] > 0 ? w[i] : 0.0f) << i << " x " << x[i];
+}
+
 }  // namespace
 }  // namespace eagervm

@@ -72,6 +72,14 @@ struct GeluErfGradLanes {
 
 // Relu's backward (ReluGrad, ops/grad_ops.h): inputs y = Relu(x) and the
 // output's gradient g; g where y > 0, else 0 (NaN y: 0). A select, no branch.
+// float32: vec::MapRows, 16 lanes where the CPU has AVX-512F.
+struct ReluGradLanes {
+  template <typename V>
+  static void Lanes(V* y, const V& g) {
+    const V zero = {};
+    *y = *y > zero ? g : zero;
+  }
+};
 template <typename T>
 struct ReluGrad {
   static absl::Status Run(KernelContext& ctx) {
@@ -79,6 +87,11 @@ struct ReluGrad {
     const T* g = ctx.input<T>(1);
     T* out = ctx.output<T>(0);
     const int64_t n = ctx.output_meta(0).shape.numel();
+    if constexpr (std::is_same_v<T, float>) {
+      const float* in[] = {y, g};
+      vec::MapRows<ReluGradLanes, 2>(in, out, n);
+      return absl::OkStatus();
+    }
     // Both operands read unconditionally, so the compiler selects (and
     // vectorises) instead of branching on the sign: a ReLU mask mispredicts
     // half the time (7x slower on the large MLP's [256, 512]).

@@ -92,24 +92,27 @@ __attribute__((target("avx2"))) double SumAsDoubleAvx2(const float* x, int64_t n
 // Column sums of `rows` float32 rows of `cols` contiguous elements (row
 // stride cols) into acc[0..cols) in double: acc[j] = x[0][j], then
 // x[k][j] added for k = 1, 2, ... in order, as the plain loop adds them (the
-// same bits). 32 columns at a time, their sums held in registers down the
-// rows (8 independent chains), not loaded and stored once per row.
-__attribute__((target("avx2"))) void SumColumnsAsDoubleAvx2(const float* x, int64_t rows,
-                                                            int64_t cols, double* acc) {
+// same bits at every width). 8 vectors of columns at a time, their sums held
+// in registers down the rows (8 independent chains), not loaded and stored
+// once per row: D holds doubles, F as many floats.
+template <typename D, typename F>
+[[gnu::always_inline]] inline void SumColumnsOf(const float* x, int64_t rows, int64_t cols,
+                                                double* acc) {
+  constexpr int64_t kLanes = sizeof(F) / sizeof(float), kBlock = 8 * kLanes;
   int64_t j0 = 0;
-  for (; j0 + 32 <= cols; j0 += 32) {
-    SumD4 a[8];
+  for (; j0 + kBlock <= cols; j0 += kBlock) {
+    D a[8];
     for (int q = 0; q < 8; ++q) {
-      SumF4 f;
-      std::memcpy(&f, x + j0 + 4 * q, sizeof f);
-      a[q] = __builtin_convertvector(f, SumD4);
+      F f;
+      std::memcpy(&f, x + j0 + kLanes * q, sizeof f);
+      a[q] = __builtin_convertvector(f, D);
     }
     for (int64_t k = 1; k < rows; ++k) {
       const float* row = x + k * cols + j0;
       for (int q = 0; q < 8; ++q) {
-        SumF4 f;
-        std::memcpy(&f, row + 4 * q, sizeof f);
-        a[q] += __builtin_convertvector(f, SumD4);
+        F f;
+        std::memcpy(&f, row + kLanes * q, sizeof f);
+        a[q] += __builtin_convertvector(f, D);
       }
     }
     std::memcpy(acc + j0, a, sizeof a);
@@ -119,6 +122,16 @@ __attribute__((target("avx2"))) void SumColumnsAsDoubleAvx2(const float* x, int6
     for (int64_t k = 1; k < rows; ++k) s += static_cast<double>(x[k * cols + j]);
     acc[j] = s;
   }
+}
+__attribute__((target("avx2"))) void SumColumnsAsDoubleAvx2(const float* x, int64_t rows,
+                                                            int64_t cols, double* acc) {
+  SumColumnsOf<SumD4, SumF4>(x, rows, cols, acc);
+}
+typedef double SumD8 __attribute__((vector_size(64)));
+typedef float SumF8 __attribute__((vector_size(32)));
+__attribute__((target("avx512f"))) void SumColumnsAsDoubleAvx512(const float* x, int64_t rows,
+                                                                 int64_t cols, double* acc) {
+  SumColumnsOf<SumD8, SumF8>(x, rows, cols, acc);
 }
 #endif
 
@@ -158,13 +171,14 @@ struct Reduce {
   struct Kernel {
     using A = typename R::template Acc<T>;
     // The float32 sum (or mean) of n >= 1 rows of `inner` columns, in
-    // double, by SumColumnsAsDoubleAvx2 where the CPU has AVX2: true if done.
+    // double, by SumColumnsOf where the CPU has AVX-512F or AVX2: true if done.
     static bool SumColumns(const T* x, int64_t n, int64_t inner, A* a) {
 #ifdef EAGERVM_REDUCE_AVX2
       if constexpr (std::is_base_of_v<SumR, R> && std::is_same_v<T, float>) {
+        static const bool avx512 = __builtin_cpu_supports("avx512f");
         static const bool avx2 = __builtin_cpu_supports("avx2");
-        if (avx2 && n >= 1) {
-          SumColumnsAsDoubleAvx2(x, n, inner, a);
+        if (n >= 1 && (avx512 || avx2)) {
+          (avx512 ? SumColumnsAsDoubleAvx512 : SumColumnsAsDoubleAvx2)(x, n, inner, a);
           return true;
         }
       }
