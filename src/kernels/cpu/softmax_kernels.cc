@@ -297,6 +297,89 @@ EAGERVM_AVX512_NO_FMA void StatsAvx512(const float* x, int64_t n, float* max_out
                                        double* log_sum_out) {
   StatsOf<vec::F16>(x, n, max_out, log_sum_out);
 }
+
+// Rows of n < 16 elements, 16 rows at a time with one row per lane (the
+// elements gathered, the results scattered back): the same float operations
+// per element as RowMax and RowExpSum's tail above, and the same order of
+// the double sums (term 4g + l of a row added to sum l, g ascending, then
+// (sum 0 + sum 2) + (sum 1 + sum 3); padding terms, 0, left out: adding 0
+// changes nothing), so bitwise the same results, without each row's scalar
+// steps. kind: 0 Softmax, 1 LogSoftmax (out), 2 the statistics of Stats
+// (max_out, log_sum_out).
+EAGERVM_AVX512_NO_FMA void ShortRowsAvx512(int kind, const float* x, int64_t rows, int64_t n,
+                                           float* out, float* max_out, double* log_sum_out) {
+  using V = vec::F16;
+  typedef double D8 __attribute__((vector_size(64)));
+  typedef float H8 __attribute__((vector_size(32)));
+  const float inf = std::numeric_limits<float>::infinity();
+  const __m512i start =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int>(n)));
+  for (int64_t r0 = 0; r0 < rows; r0 += 16) {
+    const int64_t count = rows - r0 < 16 ? rows - r0 : 16;
+    const __mmask16 live = static_cast<__mmask16>((1u << count) - 1);
+    const float* block = x + r0 * n;
+    V v[15];
+    V m = V{} - inf;
+    for (int64_t j = 0; j < n; ++j) {
+      const __m512i at = _mm512_add_epi32(start, _mm512_set1_epi32(static_cast<int>(j)));
+      v[j] = (V)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, at, block, 4);
+      m = v[j] > m ? v[j] : m;  // NaN skipped
+    }
+    m = m + 0.0f;  // a zero maximum as +0, whichever zero came first
+    V e[15];
+    V ones = {};
+    D8 sum[4][2] = {};
+    for (int64_t j = 0; j < n; ++j) {
+      e[j] = v[j] - m;
+      vec::ExpInPlace(&e[j]);
+      const V zero = {};
+      const auto one = e[j] == zero + 1.0f;
+      ones += one ? zero + 1.0f : zero;
+      const V t = one ? zero : e[j];
+      const H8 lo = __builtin_shufflevector(t, t, 0, 1, 2, 3, 4, 5, 6, 7);
+      const H8 hi = __builtin_shufflevector(t, t, 8, 9, 10, 11, 12, 13, 14, 15);
+      sum[j % 4][0] += __builtin_convertvector(lo, D8);
+      sum[j % 4][1] += __builtin_convertvector(hi, D8);
+    }
+    alignas(64) double rest[16], count_ones[16];
+    for (int h = 0; h < 2; ++h) {
+      const D8 r = (sum[0][h] + sum[2][h]) + (sum[1][h] + sum[3][h]);
+      std::memcpy(rest + 8 * h, &r, sizeof r);
+    }
+    for (int l = 0; l < 16; ++l) count_ones[l] = static_cast<double>(ones[l]);
+    if (kind == 0) {
+      alignas(64) float inv[16];
+      for (int l = 0; l < 16; ++l) inv[l] = static_cast<float>(1.0 / (count_ones[l] + rest[l]));
+      V scale;
+      std::memcpy(&scale, inv, sizeof scale);
+      for (int64_t j = 0; j < n; ++j) {
+        const __m512i at = _mm512_add_epi32(start, _mm512_set1_epi32(static_cast<int>(j)));
+        _mm512_mask_i32scatter_ps(out + r0 * n, live, at, (__m512)(e[j] * scale), 4);
+      }
+      continue;
+    }
+    alignas(64) double log_sum[16];
+    for (int l = 0; l < count; ++l) {
+      log_sum[l] = count_ones[l] == 1 ? std::log1p(rest[l]) : std::log(count_ones[l] + rest[l]);
+    }
+    if (kind == 2) {
+      for (int l = 0; l < count; ++l) {
+        max_out[r0 + l] = m[l];
+        log_sum_out[r0 + l] = log_sum[l];
+      }
+      continue;
+    }
+    alignas(64) float log_sum_f[16] = {};
+    for (int l = 0; l < count; ++l) log_sum_f[l] = static_cast<float>(log_sum[l]);
+    V ls;
+    std::memcpy(&ls, log_sum_f, sizeof ls);
+    for (int64_t j = 0; j < n; ++j) {
+      const __m512i at = _mm512_add_epi32(start, _mm512_set1_epi32(static_cast<int>(j)));
+      _mm512_mask_i32scatter_ps(out + r0 * n, live, at, (__m512)((v[j] - m) - ls), 4);
+    }
+  }
+}
 #endif
 
 }  // namespace
@@ -319,7 +402,10 @@ Isa Chosen() {
 
 void Rows(Isa isa, bool log, const float* x, int64_t rows, int64_t n, float* out) {
 #ifdef EAGERVM_SOFTMAX_AVX2
-  if (isa == Isa::kAvx512 && Supported(Isa::kAvx512)) return RowsAvx512(log, x, rows, n, out);
+  if (isa == Isa::kAvx512 && Supported(Isa::kAvx512)) {
+    if (n < 16) return ShortRowsAvx512(log ? 1 : 0, x, rows, n, out, nullptr, nullptr);
+    return RowsAvx512(log, x, rows, n, out);
+  }
   if (isa == Isa::kAvx2 && Supported(Isa::kAvx2)) return RowsAvx2(log, x, rows, n, out);
 #endif
   RowsBaseline(log, x, rows, n, out);
@@ -333,6 +419,16 @@ void Stats(Isa isa, const float* x, int64_t n, float* max_out, double* log_sum_o
   if (isa == Isa::kAvx2 && Supported(Isa::kAvx2)) return StatsAvx2(x, n, max_out, log_sum_out);
 #endif
   StatsBaseline(x, n, max_out, log_sum_out);
+}
+
+void StatsRows(Isa isa, const float* x, int64_t rows, int64_t n, float* max_out,
+               double* log_sum_out) {
+#ifdef EAGERVM_SOFTMAX_AVX2
+  if (isa == Isa::kAvx512 && Supported(Isa::kAvx512) && n < 16) {
+    return ShortRowsAvx512(2, x, rows, n, nullptr, max_out, log_sum_out);
+  }
+#endif
+  for (int64_t r = 0; r < rows; ++r) Stats(isa, x + r * n, n, max_out + r, log_sum_out + r);
 }
 
 }  // namespace softmax_rows
@@ -416,14 +512,13 @@ struct SoftmaxK {
 };
 
 // mean over rows of log(sum exp(x - max)) + max - x[label]. Every label is
-// checked before its row is read.
+// checked before any row is read.
 template <typename T>
 struct CrossEntropy {
   static absl::Status Run(KernelContext& ctx) {
     const int64_t n = ctx.input_meta(0).shape[0], c = ctx.input_meta(0).shape[1];
     const T* x = ctx.input<T>(0);
     const int64_t* labels = ctx.input<int64_t>(1);
-    double total = 0;
     for (int64_t r = 0; r < n; ++r) {
       const int64_t label = labels[r];
       if (label < 0 || label >= c) {
@@ -431,11 +526,27 @@ struct CrossEntropy {
                                                     " is out of range for ", c,
                                                     " classes (valid: [0, ", c, "))"));
       }
-      const T* row = x + r * c;
-      T m;
-      double log_sum;
-      RowStats(row, c, 1, &m, &log_sum);
-      total += log_sum - static_cast<double>(row[label] - m);
+    }
+    double total = 0;
+    if constexpr (std::is_same_v<T, float>) {  // every row's statistics at once
+      if (n > 0) {
+        absl::StatusOr<void*> tmp = ctx.AllocateTemp(static_cast<size_t>(n) * 12);
+        if (!tmp.ok()) return tmp.status();
+        double* log_sums = static_cast<double*>(*tmp);
+        float* maxes = reinterpret_cast<float*>(log_sums + n);
+        softmax_rows::StatsRows(softmax_rows::Chosen(), x, n, c, maxes, log_sums);
+        for (int64_t r = 0; r < n; ++r) {
+          total += log_sums[r] - static_cast<double>(x[r * c + labels[r]] - maxes[r]);
+        }
+      }
+    } else {
+      for (int64_t r = 0; r < n; ++r) {
+        const T* row = x + r * c;
+        T m;
+        double log_sum;
+        RowStats(row, c, 1, &m, &log_sum);
+        total += log_sum - static_cast<double>(row[labels[r]] - m);
+      }
     }
     // The mean of nothing is NaN (as numpy's and torch's).
     ctx.output<T>(0)[0] = n == 0 ? std::numeric_limits<T>::quiet_NaN()

@@ -29,6 +29,12 @@ void Rows(Isa isa, bool log, const float* x, int64_t rows, int64_t n, float* out
 // of exp(x - max), as CrossEntropy uses them.
 void Stats(Isa isa, const float* x, int64_t n, float* max_out, double* log_sum_out);
 
+// Stats of `rows` rows of n > 0 floats stored one after another, into
+// max_out[0..rows) and log_sum_out[0..rows): the same values as Stats row
+// by row (rows under 16 elements go 16 at a time under AVX-512F).
+void StatsRows(Isa isa, const float* x, int64_t rows, int64_t n, float* max_out,
+               double* log_sum_out);
+
 }  // namespace eagervm::kernels::softmax_rows
 
 #endif  // EAGERVM_KERNELS_CPU_SOFTMAX_ROWS_H_
