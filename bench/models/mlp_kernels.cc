@@ -38,8 +38,14 @@ class DirectOp {
   }
   absl::Status Call() {
     args_.temp_region->used = 0;  // as a graph plan does before each kernel
+    args_.temp_region->requested = 0;
     KernelContext ctx = internal::KernelContextAccess::Make(&args_);
-    return (*kernel_)(ctx);
+    absl::Status s = (*kernel_)(ctx);
+    // A kernel that asked for more than the block would have taken memory
+    // from the stream's allocator, which this loop has none of.
+    if (s.ok() && args_.temp_region->requested > args_.temp_region->size)
+      return absl::InternalError("kernel temporaries exceed the block");
+    return s;
   }
 
  private:
@@ -114,8 +120,6 @@ class KernelTrainer final : public MlpTrainer {
       for (DirectOp& o : ops_[static_cast<size_t>(step_ % batches_)]) {
         if (absl::Status s = o.Call(); !s.ok()) return s;
       }
-      if (temps_.requested > temps_.size)
-        return absl::InternalError("kernel temporaries exceed the block");
       if (losses != nullptr) losses->push_back(*static_cast<float*>(loss_->data));
     }
     return absl::OkStatus();
