@@ -93,7 +93,7 @@ EAGERVM_AVX512F inline __m512 Reduce16(const __m512* v) {
   return __builtin_shufflevector(z, z, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 
-// n = N <= 16, op(a) rows contiguous: c[i, j] = dot(a row i, bt row j) over
+// n = N <= 12, op(a) rows contiguous: c[i, j] = dot(a row i, bt row j) over
 // k, R rows of a at a time (each vector of b loaded once for R rows).
 template <int N, int R>
 EAGERVM_AVX512F void DotRows(const float* a, int64_t lda, const float* bt, int64_t ldb, float* c,
@@ -131,7 +131,7 @@ EAGERVM_AVX512F void DotRows(const float* a, int64_t lda, const float* bt, int64
     if (i < m) DotRows<N, 1>(a + i * lda, lda, bt, ldb, c + i * N, m - i, k);
 }
 
-// n = N <= 16, op(a) = a^T (a stored [k, m]): c's rows 16 * MB at a time,
+// n = N <= 12, op(a) = a^T (a stored [k, m]): c's rows 16 * MB at a time,
 // c[i, j] = sum over p of a[p, i] * op(b)[p, j]; op(b)[p, j] is at
 // b[p * bp + j * bj].
 template <int N, int MB>
@@ -172,7 +172,7 @@ EAGERVM_AVX512F void ColsOfAT(const float* a, int64_t lda, const float* b, int64
   }
 }
 
-// k = K <= 16: c's rows R at a time, one panel of 16 * Q columns at a time
+// k = K <= 12: c's rows R at a time, one panel of 16 * Q columns at a time
 // (R * Q independent sums in flight: one sum is a chain of K dependent
 // multiply-adds): c[i, :] = sum over p of op(a)[i, p] * op(b) row p, with
 // op(a)[i, p] at a[i * ai + p * ap] and op(b) packed by PackPanels.

@@ -1,13 +1,14 @@
-// float32 matrix products with one side of at most 16: c = op(a) @ op(b)
-// with n <= 16 (a classifier's output layer and its weight gradient) or
-// k <= 16 (that layer's input gradient). OpenBLAS packs both operands into
+// float32 matrix products with one side of at most 12: c = op(a) @ op(b)
+// with n <= 12 (a classifier's output layer and its weight gradient) or
+// k <= 12 (that layer's input gradient). OpenBLAS packs both operands into
 // its blocked layout on every call and then runs its 16 x N micro-kernel
 // over mostly padding: on [256, 512] x [512, 10] it reaches 45-65 GFLOP/s
 // where it reaches ~97 on square shapes. These kernels, built for AVX-512F
 // and used only where the CPU has it, keep every lane busy instead:
-//   n <= 16, op(a) rows contiguous: dot products along k, 2 rows at a time;
-//   n <= 16, op(a) = a^T:           columns of c 32 at a time, op(b) broadcast;
-//   k <= 16:                        rows of c 16 columns at a time, op(a) broadcast.
+//   n <= 12, op(a) rows contiguous: dot products along k, 2 rows at a time;
+//   n <= 12, op(a) = a^T:           columns of c 32 at a time, op(b) broadcast;
+//   k <= 12:                        rows of c 2 at a time, 32 columns at a time,
+//                                   op(a) broadcast, op(b) packed in panels.
 // A different order of summation than BLAS's (results agree to rounding),
 // the same order on every call with the same shapes. Any thread may call;
 // nothing blocks; nothing allocates beyond a small packed copy of b.
