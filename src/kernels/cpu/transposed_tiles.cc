@@ -36,16 +36,19 @@ inline float Apply1(float a, float b) {
 // x[j][i] -> x[i][j] for an 8 x 8 block.
 inline void Transpose8(F8* x) {
   F8 t[8], s[8];
+#pragma GCC unroll 4
   for (int k = 0; k < 8; k += 2) {
     t[k] = __builtin_shufflevector(x[k], x[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
     t[k + 1] = __builtin_shufflevector(x[k], x[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
+#pragma GCC unroll 2
   for (int k = 0; k < 8; k += 4) {
     s[k] = __builtin_shufflevector(t[k], t[k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
     s[k + 1] = __builtin_shufflevector(t[k], t[k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     s[k + 2] = __builtin_shufflevector(t[k + 1], t[k + 3], 0, 1, 8, 9, 4, 5, 12, 13);
     s[k + 3] = __builtin_shufflevector(t[k + 1], t[k + 3], 2, 3, 10, 11, 6, 7, 14, 15);
   }
+#pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
     x[k] = __builtin_shufflevector(s[k], s[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
     x[k + 4] = __builtin_shufflevector(s[k], s[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
@@ -63,8 +66,10 @@ inline void Tiles(const Args& a) {
         for (int64_t c = c0; c < c1; c += 8) {
           // x[j][i] = element (r + i, c + j) of the view.
           F8 x[8];
+#pragma GCC unroll 8
           for (int j = 0; j < 8; ++j) std::memcpy(&x[j], a.src + (c + j) * a.src_col + r, 32);
           Transpose8(x);
+#pragma GCC unroll 8
           for (int i = 0; i < 8; ++i) {
             F8 o;
             std::memcpy(&o, a.other + (r + i) * a.other_row + c, 32);
