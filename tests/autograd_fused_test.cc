@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "eagervm/eagervm.h"
@@ -219,6 +222,50 @@ TEST(FusedBackward, ReluGradientIsGWherePositiveElseZero) {
   absl::StatusOr<std::vector<float>> got = (*g)[0].ToVector<float>();
   ASSERT_TRUE(got.ok()) << got.status();
   for (size_t i = 0; i < n; ++i) EXPECT_EQ((*got)[i], x[i] > 0 ? w[i] : 0.0f) << i << " x " << x[i];
+}
+
+// CrossEntropy's float32 backward (one CrossEntropyGrad instruction) against
+// the ops its formula composes elsewhere: bitwise equal, on rows of 1, 10
+// (16 rows at a time), 37 and 100, with large logits; a label out of range,
+// found when the backward runs, poisons the gradient with a message naming
+// that label.
+TEST(FusedBackward, CrossEntropyGradientEqualsTheComposedOpsBitwise) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-30, 30);
+  for (const auto& [n, c] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 10}, {256, 10}, {33, 37}, {7, 100}}) {
+    std::vector<float> x(n * c);
+    for (float& v : x) v = u(rng);
+    x[0] = 1000.0f;
+    std::vector<int64_t> y(n);
+    for (int64_t r = 0; r < n; ++r) y[r] = (r * 7) % c;
+    Tensor logits = FromVector<float>(x, {n, c}).RequiresGrad();
+    Tensor labels = FromVector<int64_t>(y, {n});
+    absl::StatusOr<std::vector<Tensor>> g =
+        autograd::Grad(ops::CrossEntropy(logits, labels), {logits});
+    ASSERT_TRUE(g.ok()) << g.status();
+    autograd::NoGradGuard no_grad;
+    const Tensor composed = (ops::Softmax(logits, 1) - ops::OneHot(labels, c, DType::kFloat32)) *
+                            ops::DivScalar(Full({}, 1.0, DType::kFloat32), static_cast<double>(n));
+    absl::StatusOr<std::vector<float>> got = (*g)[0].ToVector<float>();
+    absl::StatusOr<std::vector<float>> want = composed.ToVector<float>();
+    ASSERT_TRUE(got.ok() && want.ok());
+    for (size_t i = 0; i < got->size(); ++i) {
+      uint32_t a, b;
+      std::memcpy(&a, &(*got)[i], 4);
+      std::memcpy(&b, &(*want)[i], 4);
+      EXPECT_EQ(a, b) << "[" << n << ", " << c << "] at " << i;
+    }
+  }
+  Tensor logits = FromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3}).RequiresGrad();
+  Tensor labels = FromVector<int64_t>({0, 3}, {2});
+  absl::StatusOr<std::vector<Tensor>> g =
+      autograd::Grad(ops::CrossEntropy(logits, labels), {logits});
+  ASSERT_TRUE(g.ok()) << g.status();  // found only when the kernels run
+  absl::Status s = (*g)[0].Wait();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("labels[1] = 3 is out of range for 3 classes"), std::string::npos)
+      << s;
 }
 
 }  // namespace

@@ -73,6 +73,9 @@ void DefineReduceGrads() {
       [](const BackwardContext& c, G g) -> GradList {
         const Tensor& logits = c.input(0);
         const Tensor& labels = c.input(1);
+        if (g[0].meta() == TensorMeta{Shape{}, logits.dtype(), logits.device()} &&
+            HasCrossEntropyGradKernel(logits.device(), logits.dtype()))
+          return std::vector<Tensor>{CrossEntropyGrad(logits, labels, g[0]), Tensor()};
         const int64_t n = logits.size(0);
         const Tensor diff =
             ops::Softmax(logits, 1) - ops::OneHot(labels, logits.size(1), logits.dtype());

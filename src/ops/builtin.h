@@ -90,6 +90,7 @@ inline constexpr BuiltinOp kGeluGrad{"GeluGrad"};
 inline constexpr BuiltinOp kReluGrad{"ReluGrad"};
 inline constexpr BuiltinOp kLayerNormGrad{"LayerNormGrad"};
 inline constexpr BuiltinOp kSoftmaxGrad{"SoftmaxGrad"};
+inline constexpr BuiltinOp kCrossEntropyGrad{"CrossEntropyGrad"};
 inline constexpr BuiltinOp kArgmax{"Argmax"};
 inline constexpr BuiltinOp kArgmin{"Argmin"};
 inline constexpr BuiltinOp kOneHot{"OneHot"};
@@ -163,6 +164,7 @@ inline constexpr const BuiltinOp* kAllBuiltins[] = {
     &kReluGrad,
     &kLayerNormGrad,
     &kSoftmaxGrad,
+    &kCrossEntropyGrad,
     &kArgmax,
     &kArgmin,
     &kOneHot,

@@ -1,4 +1,4 @@
-// GeluGrad and LayerNormGrad (ops/grad_ops.h): their checks on the calling
+// The fused backward ops (ops/grad_ops.h): their checks on the calling
 // thread, then one instruction each.
 #include "ops/grad_ops.h"
 
@@ -70,6 +70,30 @@ Tensor SoftmaxGrad(const Tensor& y, const Tensor& g, int64_t axis) {
   }
   if (!s.ok()) return Tensor::Error(std::move(s));
   return SubmitOpWithOutput(def, y.dtype(), y.meta(), {&y, &g}, {Scalar(axis)});
+}
+
+bool HasCrossEntropyGradKernel(Device device, DType dtype) {
+  return EAGERVM_BUILTIN_OP(kCrossEntropyGrad).FindKernel(device.type(), dtype) != nullptr;
+}
+
+Tensor CrossEntropyGrad(const Tensor& logits, const Tensor& labels, const Tensor& g) {
+  const OpDef& def = EAGERVM_BUILTIN_OP(kCrossEntropyGrad);
+  const char* op = def.name.c_str();
+  absl::Status s = CheckTensor(logits, op, "logits");
+  if (s.ok()) s = CheckTensor(labels, op, "labels");
+  if (s.ok()) s = CheckTensor(g, op, "g");
+  if (s.ok()) s = CheckFloating(logits, op);
+  const TensorMeta labels_meta{Shape{logits.dim() == 2 ? logits.size(0) : -1}, DType::kInt64,
+                               logits.device()};
+  const TensorMeta g_meta{Shape{}, logits.dtype(), logits.device()};
+  if (s.ok() && (logits.dim() != 2 || labels.meta() != labels_meta || g.meta() != g_meta)) {
+    s = absl::InvalidArgumentError(base::Cat(op, ": logits ", logits.dtype(), " ", logits.shape(),
+                                             ", labels ", labels.dtype(), " ", labels.shape(),
+                                             ", g ", g.dtype(), " ", g.shape(),
+                                             ": want [N, C], int64 [N] and a 0-d g like logits"));
+  }
+  if (!s.ok()) return Tensor::Error(std::move(s));
+  return SubmitOpWithOutput(def, logits.dtype(), logits.meta(), {&logits, &labels, &g});
 }
 
 absl::StatusOr<std::vector<Tensor>> LayerNormGrad(const Tensor& x, const Tensor& weight,

@@ -22,6 +22,7 @@ bool HasGeluGradKernel(Device device, DType dtype);
 bool HasReluGradKernel(Device device, DType dtype);
 bool HasLayerNormGradKernel(Device device, DType dtype);
 bool HasSoftmaxGradKernel(Device device, DType dtype);
+bool HasCrossEntropyGradKernel(Device device, DType dtype);
 
 // g where y = Relu(x) > 0, else 0; g has y's dtype, device and shape.
 Tensor ReluGrad(const Tensor& y, const Tensor& g);
@@ -34,6 +35,13 @@ Tensor GeluGrad(const Tensor& x, const Tensor& y, const Tensor& g, bool tanh_app
 // y * (g - sum(g * y)) along `axis` (in [0, rank)): the gradient of x for
 // y = Softmax(x, axis); g has y's dtype, device and shape.
 Tensor SoftmaxGrad(const Tensor& y, const Tensor& g, int64_t axis);
+
+// (softmax(logits) - one_hot(labels)) * (g / N): the gradient of logits
+// [N, C] for loss = CrossEntropy(logits, labels) (labels int64 [N]) and the
+// loss's gradient g (0-d, logits' dtype and device), as the composed ops
+// compute it (the same bits on the CPU). A label out of range, found when it
+// runs, poisons the output with a message naming the label.
+Tensor CrossEntropyGrad(const Tensor& logits, const Tensor& labels, const Tensor& g);
 
 // {dx, dweight, dbias} of LayerNorm(x, weight, bias, eps) for the output's
 // gradient g (x's dtype, device and shape): each row's mean and variance

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/str_cat.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/cpu/vec_double.h"
 #include "kernels/cpu/vec_exp.h"  // EAGERVM_AVX512_NO_FMA
 
@@ -88,10 +90,43 @@ struct SoftmaxGrad {
   }
 };
 
+// CrossEntropy's backward (CrossEntropyGrad, ops/grad_ops.h), float32:
+// inputs logits [N, C], labels int64 [N], g 0-d. Every label is checked
+// before anything is written; then the rows' softmax by the same row kernel
+// as Softmax, the label's 1 subtracted and the rows scaled by g / N, each
+// step the float operation the composed ops do (the same bits).
+template <typename T>
+struct CrossEntropyGrad {
+  static_assert(std::is_same_v<T, float>, "float32 only: softmax_rows.h");
+  static absl::Status Run(KernelContext& ctx) {
+    const int64_t n = ctx.input_meta(0).shape[0], c = ctx.input_meta(0).shape[1];
+    const float* x = ctx.input<float>(0);
+    const int64_t* labels = ctx.input<int64_t>(1);
+    float* dx = ctx.output<float>(0);
+    for (int64_t r = 0; r < n; ++r) {
+      if (labels[r] < 0 || labels[r] >= c) {
+        return absl::InvalidArgumentError(base::Cat("labels[", r, "] = ", labels[r],
+                                                    " is out of range for ", c,
+                                                    " classes (valid: [0, ", c, "))"));
+      }
+    }
+    if (n == 0 || c == 0) return absl::OkStatus();
+    softmax_rows::Rows(softmax_rows::Chosen(), false, x, n, c, dx);
+    const float scale = ctx.input<float>(2)[0] / static_cast<float>(n);
+    for (int64_t r = 0; r < n; ++r) {
+      float* row = dx + r * c;
+      row[labels[r]] -= 1.0f;
+      for (int64_t k = 0; k < c; ++k) row[k] *= scale;
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterSoftmaxGradCpuKernels(internal::OpRegistry& r) {
   RegisterCpuTyped<SoftmaxGrad, float, double>(r, builtin::kSoftmaxGrad);
+  RegisterCpuTyped<CrossEntropyGrad, float>(r, builtin::kCrossEntropyGrad);
 }
 
 }  // namespace eagervm::kernels
