@@ -87,6 +87,27 @@ TEST(SkinnyGemm, DeclinesWhereBlasIsFaster) {
   EXPECT_EQ(c[0], 5);  // nothing written
 }
 
+// A product whose packed copy of b would pass 1 MiB goes to BLAS (Run
+// declines, writing nothing); the same shapes that pack nothing still run.
+TEST(SkinnyGemm, DeclinesAPackedCopyOverOneMebibyte) {
+  if (!skinny_gemm::Supported()) GTEST_SKIP() << "no AVX-512F";
+  const int64_t m = 16, n = 10, k = 30000;  // b: 300k floats
+  ASSERT_TRUE(skinny_gemm::Pays(m, n, k));
+  std::vector<float> a(m * k, 1), b(k * n, 1), c(m * n, 5);
+  EXPECT_FALSE(skinny_gemm::Run(a.data(), b.data(), c.data(), false, false, m, k, k, n));
+  EXPECT_EQ(c[0], 5);
+  // b stored [n, k] (transpose_b): its rows are already what the kernel reads.
+  EXPECT_TRUE(skinny_gemm::Run(a.data(), b.data(), c.data(), false, true, m, k, n, k));
+  EXPECT_EQ(c[0], static_cast<float>(k));
+  // A narrow k of 12 with n = 30000: 32-column panels of 12 rows, 360k
+  // floats; with k = 4, 120k floats, it runs.
+  std::vector<float> a2(m * 12, 1), b2(12 * 30000, 1), c2(m * 30000, 5);
+  EXPECT_FALSE(skinny_gemm::Run(a2.data(), b2.data(), c2.data(), false, false, m, 12, 12, 30000));
+  EXPECT_EQ(c2[0], 5);
+  EXPECT_TRUE(skinny_gemm::Run(a2.data(), b2.data(), c2.data(), false, false, m, 4, 4, 30000));
+  EXPECT_EQ(c2[0], 4);
+}
+
 // The ops a classifier's output layer runs: forward, weight gradient, input
 // gradient, each against the float64 loop.
 TEST(SkinnyGemm, ThroughTheOps) {

@@ -20,7 +20,10 @@ namespace {
 // slower than BLAS.
 constexpr int kMaxNarrow = 12;
 
-// A packed copy of b per thread, reused from call to call.
+// A packed copy of b per thread, reused from call to call. At most
+// kMaxPackFloats (1 MiB), so that no thread keeps a copy of a large operand
+// outside the allocator: a product that would need more goes to BLAS.
+constexpr int64_t kMaxPackFloats = int64_t{1} << 18;
 std::vector<float>& PackBuffer(int64_t size) {
   thread_local std::vector<float> buf;
   if (static_cast<int64_t>(buf.size()) < size) buf.resize(static_cast<size_t>(size));
@@ -260,7 +263,7 @@ bool Supported() {
 
 bool Pays(int64_t m, int64_t n, int64_t k) {
   // Measured against OpenBLAS 0.3.21 (docs/performance.md, "Skinny
-  // products"): faster from these sizes on, slower or even below them.
+  // products"): faster from these sizes on, slower below them.
   if (!Supported() || m < 16) return false;
   if (n <= kMaxNarrow && k >= 32) return true;
   return k <= kMaxNarrow && n >= 64;
@@ -270,7 +273,13 @@ bool Run(const float* a, const float* b, float* c, bool ta, bool tb, int64_t a0,
          int64_t b0, int64_t b1) {
   const int64_t m = ta ? a1 : a0, k = ta ? a0 : a1, n = tb ? b0 : b1;
   if (!Pays(m, n, k)) return false;
-  if (n <= kMaxNarrow && k >= 32) {
+  const bool narrow_n = n <= kMaxNarrow && k >= 32;
+  // Only op(b) of a product with a narrow k, or a contiguous [k, n] b of one
+  // with a narrow n, is packed: beyond the cap, BLAS.
+  const bool packs = narrow_n ? !ta && !tb : true;
+  const int64_t pack = narrow_n ? n * k : (n + kPanel - 1) / kPanel * kPanel * k + 16;
+  if (packs && pack > kMaxPackFloats) return false;
+  if (narrow_n) {
     const int w = static_cast<int>(n);
     if (ta) {  // op(b)[p, j]: b[p * b1 + j], or b[j * b1 + p] where tb
       ColsOfATTable(w, Widths{})(a, a1, b, tb ? 1 : b1, tb ? b1 : 1, c, m, k);

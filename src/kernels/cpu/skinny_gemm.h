@@ -11,7 +11,8 @@
 //                                   op(a) broadcast, op(b) packed in panels.
 // A different order of summation than BLAS's (results agree to rounding),
 // the same order on every call with the same shapes. Any thread may call;
-// nothing blocks; nothing allocates beyond a small packed copy of b.
+// nothing blocks; nothing allocates beyond a packed copy of b of at most
+// 1 MiB per thread, kept for the next call (a larger one: Run declines).
 #ifndef EAGERVM_KERNELS_CPU_SKINNY_GEMM_H_
 #define EAGERVM_KERNELS_CPU_SKINNY_GEMM_H_
 
@@ -29,7 +30,7 @@ bool Pays(int64_t m, int64_t n, int64_t k);
 
 // c[m, n] = op(a) @ op(b); a is stored row-major [a0, a1] (op(a) = a^T where
 // ta), b [b0, b1] (likewise tb), c row-major [m, n]. Returns false, writing
-// nothing, unless Pays(m, n, k).
+// nothing, unless Pays(m, n, k) and any packed copy of b fits 1 MiB.
 bool Run(const float* a, const float* b, float* c, bool ta, bool tb, int64_t a0, int64_t a1,
          int64_t b0, int64_t b1);
 
