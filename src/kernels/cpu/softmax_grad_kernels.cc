@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "base/str_cat.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/softmax_rows.h"
 #include "kernels/cpu/vec_double.h"
@@ -103,13 +102,7 @@ struct CrossEntropyGrad {
     const float* x = ctx.input<float>(0);
     const int64_t* labels = ctx.input<int64_t>(1);
     float* dx = ctx.output<float>(0);
-    for (int64_t r = 0; r < n; ++r) {
-      if (labels[r] < 0 || labels[r] >= c) {
-        return absl::InvalidArgumentError(base::Cat("labels[", r, "] = ", labels[r],
-                                                    " is out of range for ", c,
-                                                    " classes (valid: [0, ", c, "))"));
-      }
-    }
+    if (absl::Status s = softmax_rows::CheckLabels(labels, n, c); !s.ok()) return s;
     if (n == 0 || c == 0) return absl::OkStatus();
     softmax_rows::Rows(softmax_rows::Chosen(), false, x, n, c, dx);
     const float scale = ctx.input<float>(2)[0] / static_cast<float>(n);

@@ -431,6 +431,17 @@ void StatsRows(Isa isa, const float* x, int64_t rows, int64_t n, float* max_out,
   for (int64_t r = 0; r < rows; ++r) Stats(isa, x + r * n, n, max_out + r, log_sum_out + r);
 }
 
+absl::Status CheckLabels(const int64_t* labels, int64_t n, int64_t c) {
+  for (int64_t r = 0; r < n; ++r) {
+    if (labels[r] < 0 || labels[r] >= c) {
+      return absl::InvalidArgumentError(base::Cat("labels[", r, "] = ", labels[r],
+                                                  " is out of range for ", c,
+                                                  " classes (valid: [0, ", c, "))"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace softmax_rows
 
 namespace {
@@ -519,14 +530,7 @@ struct CrossEntropy {
     const int64_t n = ctx.input_meta(0).shape[0], c = ctx.input_meta(0).shape[1];
     const T* x = ctx.input<T>(0);
     const int64_t* labels = ctx.input<int64_t>(1);
-    for (int64_t r = 0; r < n; ++r) {
-      const int64_t label = labels[r];
-      if (label < 0 || label >= c) {
-        return absl::InvalidArgumentError(base::Cat("labels[", r, "] = ", label,
-                                                    " is out of range for ", c,
-                                                    " classes (valid: [0, ", c, "))"));
-      }
-    }
+    if (absl::Status s = softmax_rows::CheckLabels(labels, n, c); !s.ok()) return s;
     double total = 0;
     if constexpr (std::is_same_v<T, float>) {  // every row's statistics at once
       if (n > 0) {

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
+
 namespace eagervm::kernels::softmax_rows {
 
 enum class Isa { kBaseline, kAvx2, kAvx512 };
@@ -34,6 +36,10 @@ void Stats(Isa isa, const float* x, int64_t n, float* max_out, double* log_sum_o
 // by row (rows under 16 elements go 16 at a time under AVX-512F).
 void StatsRows(Isa isa, const float* x, int64_t rows, int64_t n, float* max_out,
                double* log_sum_out);
+
+// CrossEntropy's (and its backward's) check of labels[0..n) against c
+// classes: the first one out of range, named with its index and value.
+absl::Status CheckLabels(const int64_t* labels, int64_t n, int64_t c);
 
 }  // namespace eagervm::kernels::softmax_rows
 
