@@ -299,9 +299,9 @@ TEST(Views, TransposedTilesMatchTheContiguousOp) {
   }
 }
 
-// Column Slices of at least 1 MiB take the row walk with prefetches
+// Column Slices of at least 4 MiB take the row walk with prefetches
 // (binary_kernels.cc's GappedRows): against a scalar loop over the base,
-// rows that are not multiples of its 64-line chunks, long and short rows,
+// rows that are not multiples of its 16-line chunks, long and short rows,
 // either or both operands sliced, a broadcast row, float, double and int32,
 // and AddInplace with a sliced other.
 template <typename T>
@@ -341,10 +341,10 @@ void CheckGappedRows(int64_t rows, int64_t base_cols, int64_t c0, int64_t c1) {
 }
 
 TEST(Views, ColumnSlicesOfLargeTensorsMatchAScalarLoop) {
-  CheckGappedRows<float>(300, 1500, 3, 1203);   // 4800-byte rows, 1.4 MiB
-  CheckGappedRows<float>(2000, 400, 250, 399);  // 596-byte rows: 14 rows ahead
-  CheckGappedRows<double>(200, 1100, 1, 1098);  // 8776-byte rows
-  CheckGappedRows<int32_t>(600, 700, 77, 690);  // int32
+  CheckGappedRows<float>(900, 1500, 3, 1203);    // 4800-byte rows, 4.1 MiB
+  CheckGappedRows<float>(7200, 400, 250, 399);   // 596-byte rows: 14 rows ahead
+  CheckGappedRows<double>(600, 1100, 1, 1098);   // 8776-byte rows
+  CheckGappedRows<int32_t>(1800, 700, 77, 690);  // int32
 }
 
 // Ops whose kernels need compact input get a copy (counted) and the right values.
