@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <type_traits>
 #include <limits>
 #include <numeric>
 
@@ -299,11 +300,50 @@ TEST(Views, TransposedTilesMatchTheContiguousOp) {
   }
 }
 
+// Unary and tensor-scalar ops on a transposed view run on panels copied into
+// row-major buffers (strided_rows.h's ForEachTransposedRow): against the
+// same op on a compact copy of the view, bitwise, for sizes that are not
+// multiples of the 8 x 8 blocks, the 16-row steps or the 256-column panels,
+// 4-byte dtypes (copied in AVX2 registers) and 8-byte ones (element by
+// element), and a transposed view sliced on both axes.
+template <typename T>
+void CheckTransposedUnary(int64_t rows, int64_t cols) {
+  SCOPED_TRACE(::testing::Message() << rows << "x" << cols << " " << sizeof(T)
+                                    << (std::is_floating_point_v<T> ? " float" : " int"));
+  std::vector<T> base(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < base.size(); ++i) {
+    base[i] = static_cast<T>(static_cast<double>(i % 1013) * 0.37 - 180.0);
+  }
+  const Tensor t = Make(base, {rows, cols});
+  for (const Tensor& v : {t.T(), t.T().Slice(0, 1, cols).Slice(1, 2, rows)}) {
+    const Tensor vc = v.Contiguous();
+    EXPECT_EQ(Values<T>(ops::Relu(v)), Values<T>(ops::Relu(vc)));
+    EXPECT_EQ(Values<T>(ops::Neg(v)), Values<T>(ops::Neg(vc)));
+    EXPECT_EQ(Values<T>(ops::MulScalar(v, Scalar(3))), Values<T>(ops::MulScalar(vc, Scalar(3))));
+    EXPECT_EQ(Values<T>(ops::AddScalar(v, Scalar(-2))), Values<T>(ops::AddScalar(vc, Scalar(-2))));
+    if constexpr (std::is_floating_point_v<T>) {
+      EXPECT_EQ(Values<T>(ops::Exp(v)), Values<T>(ops::Exp(vc)));
+      EXPECT_EQ(Values<T>(ops::Tanh(v)), Values<T>(ops::Tanh(vc)));
+      EXPECT_EQ(Values<T>(T(2) * v), Values<T>(T(2) * vc));
+    }
+  }
+}
+
+TEST(Views, UnaryAndScalarOpsOnTransposedViewsMatchTheContiguousOp) {
+  for (auto [rows, cols] :
+       {std::pair<int64_t, int64_t>{300, 270}, {37, 41}, {40, 263}, {257, 33}, {5, 3}, {600, 9}}) {
+    CheckTransposedUnary<float>(rows, cols);
+    CheckTransposedUnary<int32_t>(rows, cols);
+    CheckTransposedUnary<double>(rows, cols);
+    CheckTransposedUnary<int64_t>(rows, cols);
+  }
+}
+
 // Column Slices of at least 4 MiB take the row walk with prefetches
 // (binary_kernels.cc's GappedRows): against a scalar loop over the base,
 // rows that are not multiples of its 16-line chunks, long and short rows,
 // either or both operands sliced, a broadcast row, float, double and int32,
-// and AddInplace with a sliced other.
+// AddInplace with a sliced other, and a unary and a tensor-scalar op.
 template <typename T>
 void CheckGappedRows(int64_t rows, int64_t base_cols, int64_t c0, int64_t c1) {
   SCOPED_TRACE(::testing::Message()
@@ -317,7 +357,7 @@ void CheckGappedRows(int64_t rows, int64_t base_cols, int64_t c0, int64_t c1) {
   Tensor v = Make(base, {rows, base_cols}).Slice(1, c0, c1);
   Tensor v2 = Make(base, {rows, base_cols}).Slice(1, base_cols - w, base_cols);
   Tensor o = Make(other, {rows, w}), row = Make(rw, {1, w});
-  std::vector<T> sum, diff, quot, both, prod_row;
+  std::vector<T> sum, diff, quot, both, prod_row, neg, times3;
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < w; ++c) {
       const T x = base[static_cast<size_t>(r * base_cols + c0 + c)];
@@ -328,6 +368,8 @@ void CheckGappedRows(int64_t rows, int64_t base_cols, int64_t c0, int64_t c1) {
       quot.push_back(x / y);
       both.push_back(x + x2);
       prod_row.push_back(x * rw[static_cast<size_t>(c)]);
+      neg.push_back(-x);
+      times3.push_back(x * T(3));
     }
   }
   EXPECT_EQ(Values<T>(ops::Add(v, o)), sum);
@@ -335,6 +377,8 @@ void CheckGappedRows(int64_t rows, int64_t base_cols, int64_t c0, int64_t c1) {
   EXPECT_EQ(Values<T>(ops::Div(v, o)), quot);
   EXPECT_EQ(Values<T>(ops::Add(v, v2)), both);
   EXPECT_EQ(Values<T>(ops::Mul(v, row)), prod_row);
+  EXPECT_EQ(Values<T>(ops::Neg(v)), neg);
+  EXPECT_EQ(Values<T>(ops::MulScalar(v, Scalar(3))), times3);
   Tensor acc = Make(other, {rows, w});
   ASSERT_TRUE(ops::AddInplace(acc, v).ok());
   EXPECT_EQ(Values<T>(acc), sum);

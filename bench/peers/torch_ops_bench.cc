@@ -267,6 +267,39 @@ void BM_TorchAddView(benchmark::State& state) {
 }
 BENCHMARK(BM_TorchAddView)->ArgsProduct({{0, 1, 2, 3}, {2048, 512}})->UseRealTime();
 
+// --- A strided view into a unary op ------------------------------------------
+// range(0): 0 = Relu, 1 = Exp; range(1): the view (0 contiguous [n, n], 1
+// T(), 2 columns [n/2, 3n/2) of [n, 2n]); range(2): n.
+
+Pair ViewPair(int64_t mode, int64_t n, Tensor* x, at::Tensor* tx) {
+  Pair a = RandomPair(n, mode == 2 ? 2 * n : n, 9);
+  *x = a.evm;
+  *tx = a.torch;
+  if (mode == 1) *x = a.evm.T(), *tx = a.torch.t();
+  if (mode == 2) *x = a.evm.Slice(1, n / 2, 3 * n / 2), *tx = a.torch.slice(1, n / 2, 3 * n / 2);
+  return a;
+}
+
+void BM_EvmUnaryView(benchmark::State& state) {
+  const bool exp = state.range(0) == 1;
+  Tensor x;
+  at::Tensor tx;
+  const Pair keep = ViewPair(state.range(1), state.range(2), &x, &tx);
+  auto run = [&] { return exp ? ops::Exp(x) : ops::Relu(x); };
+  ExpectSame(state, run(), exp ? tx.exp() : tx.relu(), exp ? 1e-6 : 0);
+  TimeEvm(state, run);
+}
+BENCHMARK(BM_EvmUnaryView)->ArgsProduct({{0, 1}, {0, 1, 2}, {2048, 512}})->UseRealTime();
+
+void BM_TorchUnaryView(benchmark::State& state) {
+  const bool exp = state.range(0) == 1;
+  Tensor x;
+  at::Tensor tx;
+  const Pair keep = ViewPair(state.range(1), state.range(2), &x, &tx);
+  TimeTorch(state, [&] { return exp ? tx.exp() : tx.relu(); });
+}
+BENCHMARK(BM_TorchUnaryView)->ArgsProduct({{0, 1}, {0, 1, 2}, {2048, 512}})->UseRealTime();
+
 }  // namespace
 }  // namespace eagervm::bench
 
@@ -331,5 +364,29 @@ int main(int argc, char** argv) {
            "BM_TorchAddView/0/512", ""},
           {"  Add(a, b) [512,512]: eagervm / libtorch", "BM_EvmAddView/0/512",
            "BM_TorchAddView/0/512", ""},
+          {"Relu(x.T()) / Relu(x), [2048,2048]", "BM_EvmUnaryView/0/1/2048",
+           "BM_EvmUnaryView/0/0/2048", "<= 1.3x"},
+          {"Relu(column Slice) / Relu(x), [2048,2048]", "BM_EvmUnaryView/0/2/2048",
+           "BM_EvmUnaryView/0/0/2048", "<= 1.3x"},
+          {"  libtorch relu: x.t() / x, [2048,2048]", "BM_TorchUnaryView/0/1/2048",
+           "BM_TorchUnaryView/0/0/2048", ""},
+          {"Exp(x.T()) / Exp(x), [2048,2048]", "BM_EvmUnaryView/1/1/2048",
+           "BM_EvmUnaryView/1/0/2048", "<= 1.3x"},
+          {"Exp(column Slice) / Exp(x), [2048,2048]", "BM_EvmUnaryView/1/2/2048",
+           "BM_EvmUnaryView/1/0/2048", "<= 1.3x"},
+          {"  libtorch exp: x.t() / x, [2048,2048]", "BM_TorchUnaryView/1/1/2048",
+           "BM_TorchUnaryView/1/0/2048", ""},
+          {"Relu(x.T()) / Relu(x), [512,512]", "BM_EvmUnaryView/0/1/512", "BM_EvmUnaryView/0/0/512",
+           "<= 1.3x"},
+          {"Relu(column Slice) / Relu(x), [512,512]", "BM_EvmUnaryView/0/2/512",
+           "BM_EvmUnaryView/0/0/512", "<= 1.3x"},
+          {"  libtorch relu: x.t() / x, [512,512]", "BM_TorchUnaryView/0/1/512",
+           "BM_TorchUnaryView/0/0/512", ""},
+          {"Exp(x.T()) / Exp(x), [512,512]", "BM_EvmUnaryView/1/1/512", "BM_EvmUnaryView/1/0/512",
+           "<= 1.3x"},
+          {"Exp(column Slice) / Exp(x), [512,512]", "BM_EvmUnaryView/1/2/512",
+           "BM_EvmUnaryView/1/0/512", "<= 1.3x"},
+          {"  libtorch exp: x.t() / x, [512,512]", "BM_TorchUnaryView/1/1/512",
+           "BM_TorchUnaryView/1/0/512", ""},
       });
 }

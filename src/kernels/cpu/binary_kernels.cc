@@ -6,6 +6,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/strided.h"
+#include "kernels/cpu/strided_rows.h"
 #include "kernels/cpu/transposed_tiles.h"
 #include "kernels/cpu/vec_exp.h"
 #include "ops/strided.h"
@@ -196,48 +197,6 @@ inline int TransposedOperand(const StridedPlan<3>& p) {
   return 0;
 }
 
-// out = Op(a, b) over a rank-2 plan whose operands step 0 or 1 along a row
-// where some input's rows lie apart in its storage (a column Slice): row by
-// row as ForEachStridedRow would, in chunks of kChunk elements (16 lines),
-// each chunk first prefetching that input's same columns kAheadBytes further
-// on (rows ahead). This CPU's hardware prefetchers do not follow a run of
-// rows with gaps between them (an AMD EPYC VM, [2048, 2048] float32 from a
-// [2048, 4096] base: 1.7 ms row by row, 1.37 ms with these prefetches, 1.11
-// ms the contiguous add; chunks of 64 lines, a burst of prefetches more than
-// the CPU keeps in flight, took 1.5 ms). Views of less than kMinBytes are
-// left to the row walk: in cache the prefetches only cost (45.9 against 49.9
-// us at [512, 512]). A broadcast row (row step 0) is no gap. Returns false
-// (nothing written) where it does not apply.
-template <typename Op, typename T>
-bool GappedRows(const StridedPlan<3>& p, T* out, const T* a, const T* b) {
-  constexpr int64_t kLine = 64 / sizeof(T), kChunk = 16 * kLine;
-  constexpr int64_t kAheadBytes = 8192, kMinBytes = int64_t{4} << 20;
-  if (p.rank != 2) return false;
-  const int64_t m = p.dims[0], n = p.dims[1], sa = p.strides[1][1], sb = p.strides[2][1];
-  if ((sa != 0 && sa != 1) || (sb != 0 && sb != 1)) return false;
-  const int64_t ra = p.strides[1][0], rb = p.strides[2][0], ro = p.strides[0][0];
-  const bool gap_a = sa == 1 && ra > n, gap_b = sb == 1 && rb > n;
-  const int64_t row_bytes = n * static_cast<int64_t>(sizeof(T));
-  if ((!gap_a && !gap_b) || m * row_bytes < kMinBytes) return false;
-  const int64_t ahead = (kAheadBytes + row_bytes - 1) / row_bytes;
-  for (int64_t r = 0; r < m; ++r) {
-    const bool fetch = r + ahead < m;
-    const T* next_a = fetch ? a + (r + ahead) * ra : a;
-    const T* next_b = fetch ? b + (r + ahead) * rb : b;
-    for (int64_t j = 0; j < n; j += kChunk) {
-      const int64_t len = n - j < kChunk ? n - j : kChunk;
-      if (fetch) {
-        for (int64_t q = 0; q < len; q += kLine) {
-          if (gap_a) __builtin_prefetch(next_a + j + q, 0, 3);
-          if (gap_b) __builtin_prefetch(next_b + j + q, 0, 3);
-        }
-      }
-      BinaryRow<Op>(out + r * ro + j, a + r * ra + j * sa, b + r * rb + j * sb, len, sa, sb);
-    }
-  }
-  return true;
-}
-
 // out = Op(input ia, input ib), either of which may be a strided view
 // (strided.h), both broadcast to out_shape (compact). `out` may be input ia.
 template <typename Op, typename T>
@@ -264,10 +223,11 @@ absl::Status StridedBinary(KernelContext& ctx, T* out, const Shape& out_shape, i
     TransposedTiles<Op>(plan, t, out, a, b);
     return absl::OkStatus();
   }
-  if (GappedRows<Op>(plan, out, a, b)) return absl::OkStatus();
-  ForEachStridedRow(plan, [&](const int64_t* off, int64_t n, const int64_t* step) {
+  auto row = [&](const int64_t* off, int64_t n, const int64_t* step) {
     BinaryRowAny<Op>(out + off[0], a + off[1], b + off[2], n, step[1], step[2]);
-  });
+  };
+  const void* const base[3] = {out, a, b};
+  if (!ForEachPrefetchedRow<3>(plan, sizeof(T), base, row)) ForEachStridedRow(plan, row);
   return absl::OkStatus();
 }
 
@@ -278,10 +238,14 @@ void StridedWithScalar(KernelContext& ctx, T* out, const Shape& out_shape, int i
   const T* x = static_cast<const T*>(ctx.raw_input(i));
   const std::vector<int64_t> so = internal::CompactStrides(out_shape);
   const int64_t* const strides[2] = {so.data(), l.strides.data()};
-  ForEachStridedRow(MakeStridedPlan<2>(out_shape, strides),
-                    [&](const int64_t* off, int64_t n, const int64_t* step) {
-                      BinaryRowAny<Op>(out + off[0], x + off[1], &s, n, step[1], 0);
-                    });
+  const StridedPlan<2> plan = MakeStridedPlan<2>(out_shape, strides);
+  auto compact_row = [&](T* o, const T* xi, int64_t n) { BinaryRow<Op>(o, xi, &s, n, 1, 0); };
+  if (ForEachTransposedRow<T>(plan, out, x, compact_row)) return;
+  auto row = [&](const int64_t* off, int64_t n, const int64_t* step) {
+    BinaryRowAny<Op>(out + off[0], x + off[1], &s, n, step[1], 0);
+  };
+  const void* const base[2] = {out, x};
+  if (!ForEachPrefetchedRow<2>(plan, sizeof(T), base, row)) ForEachStridedRow(plan, row);
 }
 
 template <typename Op>

@@ -97,8 +97,44 @@ __attribute__((target("avx2"), flatten)) void TilesAvx2(const Args& a) {
   a.src_first ? Tiles<kOp, true>(a) : Tiles<kOp, false>(a);
 }
 
+// See TransposeToBuffer4; F8 holds 8 floats' bits (moved, never computed on).
+__attribute__((target("avx2"), flatten)) void TransposeToBufferAvx2(const float* src,
+                                                                    int64_t src_col, int64_t rows,
+                                                                    int64_t cols, float* buf,
+                                                                    int64_t buf_row) {
+  const int64_t r8 = rows & ~int64_t{7}, c8 = cols & ~int64_t{7};
+  for (int64_t r = 0; r < r8; r += 8) {
+    for (int64_t c = 0; c < c8; c += 8) {
+      F8 x[8];
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) std::memcpy(&x[j], src + (c + j) * src_col + r, 32);
+      Transpose8(x);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) std::memcpy(buf + (r + i) * buf_row + c, &x[i], 32);
+    }
+  }
+  for (int64_t c = 0; c < cols; ++c) {  // the edges: rows from r8, columns from c8
+    for (int64_t r = c < c8 ? r8 : 0; r < rows; ++r) {
+      std::memcpy(buf + r * buf_row + c, src + c * src_col + r, 4);
+    }
+  }
+}
+
 }  // namespace
 #endif
+
+bool TransposeToBuffer4(const void* src, int64_t src_col, int64_t rows, int64_t cols, void* buf,
+                        int64_t buf_row) {
+#ifdef EAGERVM_TRANSPOSED_AVX2
+  if (!Avx2Supported()) return false;
+  TransposeToBufferAvx2(static_cast<const float*>(src), src_col, rows, cols,
+                        static_cast<float*>(buf), buf_row);
+  return true;
+#else
+  (void)src, (void)src_col, (void)rows, (void)cols, (void)buf, (void)buf_row;
+  return false;
+#endif
+}
 
 bool Avx2Supported() {
 #ifdef EAGERVM_TRANSPOSED_AVX2

@@ -39,6 +39,13 @@ bool Avx2Supported();
 // where it is not supported.
 bool RunAvx2(LaneOp op, const Args& a);
 
+// buf[r * buf_row + c] = src[c * src_col + r] for r < rows, c < cols, for
+// 4-byte elements (copied as bits), 8 x 8 blocks transposed in AVX2
+// registers: returns true, or false (nothing written) where the CPU lacks
+// AVX2. `buf` must not overlap `src`.
+bool TransposeToBuffer4(const void* src, int64_t src_col, int64_t rows, int64_t cols, void* buf,
+                        int64_t buf_row);
+
 }  // namespace eagervm::kernels::transposed_tiles
 
 #endif  // EAGERVM_KERNELS_CPU_TRANSPOSED_TILES_H_

@@ -6,6 +6,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/strided.h"
+#include "kernels/cpu/strided_rows.h"
 #include "kernels/cpu/vec_map_row.h"
 #include "ops/strided.h"
 
@@ -101,18 +102,23 @@ struct Unary {
         const InputLayout l = LayoutOfInput(ctx, 0);
         const std::vector<int64_t> so = internal::CompactStrides(shape);
         const int64_t* const strides[2] = {so.data(), l.strides.data()};
-        ForEachStridedRow(MakeStridedPlan<2>(shape, strides),
-                          [&](const int64_t* off, int64_t n, const int64_t* step) {
-                            T* o = out + off[0];
-                            const T* xi = x + off[1];
-                            const int64_t sx = step[1];
-                            if (sx == 1) {
-                              if (RowOf<Fn>(xi, o, n)) return;
-                              for (int64_t i = 0; i < n; ++i) o[i] = Fn::Apply(xi[i]);
-                            } else {
-                              for (int64_t i = 0; i < n; ++i) o[i] = Fn::Apply(xi[i * sx]);
-                            }
-                          });
+        const StridedPlan<2> plan = MakeStridedPlan<2>(shape, strides);
+        auto compact_row = [](T* o, const T* xi, int64_t n) {
+          if (RowOf<Fn>(xi, o, n)) return;
+          for (int64_t i = 0; i < n; ++i) o[i] = Fn::Apply(xi[i]);
+        };
+        if (ForEachTransposedRow<T>(plan, out, x, compact_row)) return absl::OkStatus();
+        auto strided_row = [&](const int64_t* off, int64_t n, const int64_t* step) {
+          T* o = out + off[0];
+          const T* xi = x + off[1];
+          const int64_t sx = step[1];
+          if (sx == 1) return compact_row(o, xi, n);
+          for (int64_t i = 0; i < n; ++i) o[i] = Fn::Apply(xi[i * sx]);
+        };
+        const void* const base[2] = {out, x};
+        if (!ForEachPrefetchedRow<2>(plan, sizeof(T), base, strided_row)) {
+          ForEachStridedRow(plan, strided_row);
+        }
         return absl::OkStatus();
       }
       const int64_t n = ctx.output_meta(0).shape.numel();
