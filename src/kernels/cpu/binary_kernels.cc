@@ -239,6 +239,14 @@ void StridedWithScalar(KernelContext& ctx, T* out, const Shape& out_shape, int i
   const std::vector<int64_t> so = internal::CompactStrides(out_shape);
   const int64_t* const strides[2] = {so.data(), l.strides.data()};
   const StridedPlan<2> plan = MakeStridedPlan<2>(out_shape, strides);
+  if constexpr (std::is_same_v<T, float> && kLaneOp<Op>) {  // in registers
+    if (IsTransposedPlan(plan)) {
+      transposed_tiles::Args args = TransposedArgs(plan, out, x);
+      args.other_kind = transposed_tiles::Other::kScalar;
+      args.scalar = s;
+      if (transposed_tiles::RunAvx2(kTileOp<Op>, args)) return;
+    }
+  }
   auto compact_row = [&](T* o, const T* xi, int64_t n) { BinaryRow<Op>(o, xi, &s, n, 1, 0); };
   if (ForEachTransposedRow<T>(plan, out, x, compact_row)) return;
   auto row = [&](const int64_t* off, int64_t n, const int64_t* step) {

@@ -69,6 +69,27 @@ bool ForEachPrefetchedRow(const StridedPlan<K>& p, int64_t elem_bytes, const voi
   return true;
 }
 
+// Whether a rank-2 plan over (out, x) has out step 1 along a row and x step
+// 1 down a column and more than 1 along a row (a transposed view).
+template <int K>
+bool IsTransposedPlan(const StridedPlan<K>& p) {
+  return p.rank == 2 && p.strides[0][1] == 1 && p.strides[1][0] == 1 && p.strides[1][1] > 1;
+}
+
+// transposed_tiles' arguments for such a plan, float32, with no second
+// operand yet (a unary op; a binary one sets it).
+template <int K>
+transposed_tiles::Args TransposedArgs(const StridedPlan<K>& p, float* out, const float* x) {
+  transposed_tiles::Args args;
+  args.m = p.dims[0];
+  args.n = p.dims[1];
+  args.src = x;
+  args.src_col = p.strides[1][1];
+  args.out = out;
+  args.out_row = p.strides[0][0];
+  return args;
+}
+
 // For a rank-2 plan over (out, x) where out steps 1 along a row and x steps
 // 1 down a column and more than 1 along a row (a transposed view): copies x
 // into a row-major buffer a panel at a time, one 64-byte line of each of
@@ -79,9 +100,7 @@ bool ForEachPrefetchedRow(const StridedPlan<K>& p, int64_t elem_bytes, const voi
 // columns, so each line of x is read whole once.
 template <typename T, typename RowFn>
 bool ForEachTransposedRow(const StridedPlan<2>& p, T* out, const T* x, RowFn&& row) {
-  if (p.rank != 2 || p.strides[0][1] != 1 || p.strides[1][0] != 1 || p.strides[1][1] <= 1) {
-    return false;
-  }
+  if (!IsTransposedPlan(p)) return false;
   constexpr int64_t kCols = 256;
   constexpr int64_t kStep = sizeof(T) >= 64 ? 1 : 64 / static_cast<int64_t>(sizeof(T));
   alignas(64) T buf[kStep * kCols];

@@ -24,6 +24,8 @@ inline void Apply(const F8& a, const F8& b, F8* out) {
   if constexpr (kOp == LaneOp::kSub) *out = a - b;
   if constexpr (kOp == LaneOp::kMul) *out = a * b;
   if constexpr (kOp == LaneOp::kDiv) *out = a / b;
+  if constexpr (kOp == LaneOp::kRelu) *out = a < F8{} ? F8{} : a;
+  if constexpr (kOp == LaneOp::kNeg) *out = F8{} - a;
 }
 template <LaneOp kOp>
 inline float Apply1(float a, float b) {
@@ -31,7 +33,10 @@ inline float Apply1(float a, float b) {
   if constexpr (kOp == LaneOp::kSub) return a - b;
   if constexpr (kOp == LaneOp::kMul) return a * b;
   if constexpr (kOp == LaneOp::kDiv) return a / b;
+  if constexpr (kOp == LaneOp::kRelu) return a < 0.0f ? 0.0f : a;
+  if constexpr (kOp == LaneOp::kNeg) return 0.0f - a;
 }
+constexpr bool Unary(LaneOp op) { return op == LaneOp::kRelu || op == LaneOp::kNeg; }
 
 // x[j][i] -> x[i][j] for an 8 x 8 block.
 inline void Transpose8(F8* x) {
@@ -55,9 +60,27 @@ inline void Transpose8(F8* x) {
   }
 }
 
-template <LaneOp kOp, bool kSrcFirst>
+// kOther: the second operand's kind (ignored for a unary kOp).
+template <LaneOp kOp, bool kSrcFirst, Other kOther>
 inline void Tiles(const Args& a) {
   const int64_t m8 = a.m & ~int64_t{7}, n8 = a.n & ~int64_t{7};
+  F8 scalar;
+  for (int k = 0; k < 8; ++k) scalar[k] = a.scalar;
+  // f(x, the second operand at (r, c)), in 8 lanes and in one.
+  auto f8 = [&](const F8& x, int64_t r, int64_t c, F8* out) {
+    if constexpr (Unary(kOp)) {
+      Apply<kOp>(x, x, out);
+    } else {
+      F8 o = scalar;
+      if constexpr (kOther == Other::kRows) std::memcpy(&o, a.other + r * a.other_row + c, 32);
+      kSrcFirst ? Apply<kOp>(x, o, out) : Apply<kOp>(o, x, out);
+    }
+  };
+  auto f1 = [&](float x, int64_t r, int64_t c) {
+    if constexpr (Unary(kOp)) return Apply1<kOp>(x, x);
+    const float o = kOther == Other::kRows ? a.other[r * a.other_row + c] : a.scalar;
+    return kSrcFirst ? Apply1<kOp>(x, o) : Apply1<kOp>(o, x);
+  };
   for (int64_t c0 = 0; c0 < n8; c0 += kPanelCols) {
     const int64_t c1 = c0 + kPanelCols < n8 ? c0 + kPanelCols : n8;
     for (int64_t r0 = 0; r0 < m8; r0 += kStepRows) {
@@ -72,8 +95,7 @@ inline void Tiles(const Args& a) {
 #pragma GCC unroll 8
           for (int i = 0; i < 8; ++i) {
             F8 o;
-            std::memcpy(&o, a.other + (r + i) * a.other_row + c, 32);
-            kSrcFirst ? Apply<kOp>(x[i], o, &o) : Apply<kOp>(o, x[i], &o);
+            f8(x[i], r + i, c, &o);
             std::memcpy(a.out + (r + i) * a.out_row + c, &o, 32);
           }
         }
@@ -82,8 +104,7 @@ inline void Tiles(const Args& a) {
   }
   // The edges: rows from m8 (every column), columns from n8 (rows below m8).
   auto one = [&](int64_t r, int64_t c) {
-    const float x = a.src[c * a.src_col + r], o = a.other[r * a.other_row + c];
-    a.out[r * a.out_row + c] = kSrcFirst ? Apply1<kOp>(x, o) : Apply1<kOp>(o, x);
+    a.out[r * a.out_row + c] = f1(a.src[c * a.src_col + r], r, c);
   };
   for (int64_t r = m8; r < a.m; ++r)
     for (int64_t c = 0; c < a.n; ++c) one(r, c);
@@ -91,10 +112,15 @@ inline void Tiles(const Args& a) {
     for (int64_t c = n8; c < a.n; ++c) one(r, c);
 }
 
-// flatten: the helpers above are inlined, so built for AVX2 too.
+// flatten: the helpers above (lambdas included) are inlined, so built for
+// AVX2 too.
 template <LaneOp kOp>
 __attribute__((target("avx2"), flatten)) void TilesAvx2(const Args& a) {
-  a.src_first ? Tiles<kOp, true>(a) : Tiles<kOp, false>(a);
+  if (a.other_kind == Other::kScalar) {
+    a.src_first ? Tiles<kOp, true, Other::kScalar>(a) : Tiles<kOp, false, Other::kScalar>(a);
+  } else {
+    a.src_first ? Tiles<kOp, true, Other::kRows>(a) : Tiles<kOp, false, Other::kRows>(a);
+  }
 }
 
 // See TransposeToBuffer4; F8 holds 8 floats' bits (moved, never computed on).
@@ -160,6 +186,12 @@ bool RunAvx2(LaneOp op, const Args& a) {
       break;
     case LaneOp::kDiv:
       TilesAvx2<LaneOp::kDiv>(a);
+      break;
+    case LaneOp::kRelu:
+      TilesAvx2<LaneOp::kRelu>(a);
+      break;
+    case LaneOp::kNeg:
+      TilesAvx2<LaneOp::kNeg>(a);
       break;
   }
   return true;

@@ -90,6 +90,21 @@ bool RowOf(const T* x, T* out, int64_t n) {
   }
 }
 
+// Relu and Neg of a float32 transposed view, transposed in registers
+// (transposed_tiles.h): true if it ran.
+template <typename Fn, typename T>
+bool TransposedLanes(const StridedPlan<2>& p, T* out, const T* x) {
+  if constexpr (std::is_same_v<T, float> &&
+                (std::is_same_v<Fn, ReluFn> || std::is_same_v<Fn, NegFn>)) {
+    if (!IsTransposedPlan(p)) return false;
+    constexpr transposed_tiles::LaneOp kOp = std::is_same_v<Fn, ReluFn>
+                                                 ? transposed_tiles::LaneOp::kRelu
+                                                 : transposed_tiles::LaneOp::kNeg;
+    return transposed_tiles::RunAvx2(kOp, TransposedArgs(p, out, x));
+  }
+  return false;
+}
+
 template <typename Fn>
 struct Unary {
   template <typename T>
@@ -107,7 +122,10 @@ struct Unary {
           if (RowOf<Fn>(xi, o, n)) return;
           for (int64_t i = 0; i < n; ++i) o[i] = Fn::Apply(xi[i]);
         };
-        if (ForEachTransposedRow<T>(plan, out, x, compact_row)) return absl::OkStatus();
+        if (TransposedLanes<Fn>(plan, out, x) ||
+            ForEachTransposedRow<T>(plan, out, x, compact_row)) {
+          return absl::OkStatus();
+        }
         auto strided_row = [&](const int64_t* off, int64_t n, const int64_t* step) {
           T* o = out + off[0];
           const T* xi = x + off[1];
