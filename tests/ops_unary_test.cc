@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "ops_test_util.h"
 
@@ -88,6 +90,43 @@ TEST(UnaryOps, IeeeEdgeValues) {
   EXPECT_EQ(th[3], 1.0f);
   auto relu = Values<float>(ops::Relu(Make<float>({std::nanf("")}, {1})));
   EXPECT_TRUE(std::isnan(relu[0]));
+}
+
+// float32 Relu and Neg run 16 or 8 lanes at a time (vec_map_row.h): every
+// special value (NaN, -0, +0, infinities, denormals) at every lane position
+// and in the tail, bit for bit against the scalar definitions (Relu keeps
+// NaN and -0; Neg is 0 - x, so -(+0) is +0).
+TEST(UnaryOps, ReluAndNegFloatLanesMatchTheScalarDefinitionBitwise) {
+  const float special[] = {std::nanf(""),
+                           -0.0f,
+                           0.0f,
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::denorm_min(),
+                           -1e-40f,
+                           -2.5f,
+                           3.25f};
+  for (int64_t n : {1, 7, 15, 16, 17, 31, 40}) {
+    for (int64_t at = 0; at < n; ++at) {
+      for (float v : special) {
+        std::vector<float> x(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = (i % 3 == 0 ? -1.5f : 0.75f);
+        x[static_cast<size_t>(at)] = v;
+        std::vector<float> relu(x.size()), neg(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+          relu[i] = x[i] < 0.0f ? 0.0f : x[i];
+          neg[i] = 0.0f - x[i];
+        }
+        const Tensor t = Make(x, {n});
+        const std::vector<float> got_relu = Values<float>(ops::Relu(t));
+        const std::vector<float> got_neg = Values<float>(ops::Neg(t));
+        ASSERT_EQ(got_relu.size(), x.size());
+        ASSERT_EQ(got_neg.size(), x.size());
+        EXPECT_EQ(std::memcmp(got_relu.data(), relu.data(), x.size() * 4), 0) << n << " " << at;
+        EXPECT_EQ(std::memcmp(got_neg.data(), neg.data(), x.size() * 4), 0) << n << " " << at;
+      }
+    }
+  }
 }
 
 TEST(UnaryOps, ChainOfOpsComposes) {

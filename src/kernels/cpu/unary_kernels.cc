@@ -13,16 +13,48 @@
 namespace eagervm::kernels {
 namespace {
 
+// Relu and Neg of float32 rows through vec_map_row.h (the same operation
+// per lane as Apply): 16 or 8 lanes where the CPU has them. The compiler's
+// own loop is 4 lanes wide (the baseline ISA), and over short rows (a
+// column Slice) it took 1.39x its time on the whole tensor, 8 lanes 1.07x.
+struct ReluLanes {
+  template <typename V>
+  static void Lanes(V* v) {
+    *v = *v < V{} ? V{} : *v;
+  }
+};
+struct NegLanes {
+  template <typename V>
+  static void Lanes(V* v) {
+    *v = V{} - *v;
+  }
+};
+template <typename Lanes, typename T>
+bool FloatRow(const T* x, T* out, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    vec::MapRow<Lanes>(x, out, n);
+    return true;
+  }
+  return false;
+}
 struct ReluFn {  // keeps NaN (x < 0 is false for it)
   template <typename T>
   static T Apply(T x) {
     return x < T{0} ? T{0} : x;
+  }
+  template <typename T>
+  static bool Row(const T* x, T* out, int64_t n) {
+    return FloatRow<ReluLanes>(x, out, n);
   }
 };
 struct NegFn {
   template <typename T>
   static T Apply(T x) {
     return WrapSub(T{0}, x);
+  }
+  template <typename T>
+  static bool Row(const T* x, T* out, int64_t n) {
+    return FloatRow<NegLanes>(x, out, n);
   }
 };
 // The float-only functions are instantiated for every dtype (KernelFor's
