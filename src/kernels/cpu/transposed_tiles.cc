@@ -116,7 +116,9 @@ inline void Tiles(const Args& a) {
 // AVX2 too.
 template <LaneOp kOp>
 __attribute__((target("avx2"), flatten)) void TilesAvx2(const Args& a) {
-  if (a.other_kind == Other::kScalar) {
+  if constexpr (Unary(kOp)) {  // no second operand: one form
+    Tiles<kOp, true, Other::kRows>(a);
+  } else if (a.other_kind == Other::kScalar) {
     a.src_first ? Tiles<kOp, true, Other::kScalar>(a) : Tiles<kOp, false, Other::kScalar>(a);
   } else {
     a.src_first ? Tiles<kOp, true, Other::kRows>(a) : Tiles<kOp, false, Other::kRows>(a);
