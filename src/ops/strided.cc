@@ -146,7 +146,7 @@ absl::Status SubmitStridedOp(const OpDef& def, DType dtype, absl::Span<const Ten
         return absl::InvalidArgumentError(
             base::Cat(op, ": cannot write through an Expand view (shape ",
                       impl.meta.shape.ToString(), ", strides ", JoinDims(impl.strides),
-                      "]): several of its indices name one element; write to a Contiguous() copy"));
+                      "): several of its indices name one element; write to a Contiguous() copy"));
       }
       const bool overwritten = def.overwritten_mask.has(i);
       subst[i] = overwritten ? NewTensor(impl.meta) : MakeContiguous(t, op);
