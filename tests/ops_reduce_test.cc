@@ -143,27 +143,37 @@ TEST(Reduce, Float32SumAccumulatesInDouble) {
 // Sums along a leading axis (a bias gradient: [batch, features] summed over
 // the batch) add each column in double, row after row: bitwise the plain
 // loop, whatever the kernel (blocks of 32 columns in registers where the CPU
-// has AVX2, the columns left over one at a time), for Mean too.
-TEST(Reduce, Float32ColumnSumsAreTheSequentialDoubleSum) {
+// has AVX2, the columns left over one at a time), for Mean too; also with
+// one column ([batch, 1], whose reduced axis is not the last) and in float64.
+template <typename T>
+void CheckColumnSums() {
   std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-100, 100);
-  for (const auto& [outer, n, inner] : std::vector<std::array<int64_t, 3>>{
-           {1, 37, 77}, {1, 256, 512}, {3, 5, 70}, {2, 1, 33}, {1, 9, 31}}) {
-    std::vector<float> x(outer * n * inner);
-    for (float& v : x) v = u(rng);
-    Tensor t = FromVector<float>(x, {outer, n, inner});
-    auto sum = ops::Sum(t, 1).ToVector<float>();
-    auto mean = ops::Mean(t, 1).ToVector<float>();
+  std::uniform_real_distribution<T> u(-100, 100);
+  for (const auto& [outer, n, inner] : std::vector<std::array<int64_t, 3>>{{1, 37, 77},
+                                                                           {1, 256, 512},
+                                                                           {3, 5, 70},
+                                                                           {2, 1, 33},
+                                                                           {1, 9, 31},
+                                                                           {1, 300, 1},
+                                                                           {3, 70, 1}}) {
+    SCOPED_TRACE(::testing::Message() << outer << "x" << n << "x" << inner);
+    std::vector<T> x(outer * n * inner);
+    for (T& v : x) v = u(rng);
+    Tensor t = FromVector<T>(x, {outer, n, inner});
+    auto sum = ops::Sum(t, 1).ToVector<T>();
+    auto mean = ops::Mean(t, 1).ToVector<T>();
     ASSERT_TRUE(sum.ok() && mean.ok());
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < inner; ++j) {
         double s = x[o * n * inner + j];
         for (int64_t k = 1; k < n; ++k) s += x[(o * n + k) * inner + j];
-        EXPECT_EQ((*sum)[o * inner + j], static_cast<float>(s)) << o << " " << j;
-        EXPECT_EQ((*mean)[o * inner + j], static_cast<float>(s / static_cast<double>(n)));
+        EXPECT_EQ((*sum)[o * inner + j], static_cast<T>(s)) << o << " " << j;
+        EXPECT_EQ((*mean)[o * inner + j], static_cast<T>(s / static_cast<double>(n)));
       }
   }
 }
+TEST(Reduce, Float32ColumnSumsAreTheSequentialDoubleSum) { CheckColumnSums<float>(); }
+TEST(Reduce, Float64ColumnSumsAreTheSequentialSum) { CheckColumnSums<double>(); }
 
 TEST(Reduce, Int32SumWrapsLikeTheHardware) {
   Tensor x = Full({4}, std::numeric_limits<int32_t>::max(), DType::kInt32);

@@ -256,6 +256,69 @@ TEST(Views, LargeTransposedOperandsOfBinaryOps) {
   }
 }
 
+// Contiguous() of a transposed view and a write into one (StridedCopy and
+// StridedCopyInto, 4-byte elements transposed 8 x 8 in registers), against
+// the host transpose of the compact base's values: sizes off the 8 x 8
+// blocks, the 16-row steps and the 256-column panels, views whose storage
+// rows are longer than their columns, and an 8-byte dtype on the plain walk.
+template <typename T>
+void CheckTransposedCopies(int64_t rows, int64_t cols) {
+  SCOPED_TRACE(::testing::Message() << rows << "x" << cols << " " << sizeof(T) << "-byte");
+  std::vector<T> base(static_cast<size_t>(rows * cols)), w(base.size());
+  for (size_t i = 0; i < base.size(); ++i) {
+    base[i] = static_cast<T>(static_cast<int64_t>(i % 1013) - 500);
+    w[i] = static_cast<T>(static_cast<int64_t>((i * 7) % 509) + 2000);
+  }
+  auto at = [&](const std::vector<T>& b, int64_t r, int64_t c) {
+    return b[static_cast<size_t>(r * cols + c)];
+  };
+  // The view's elements, rows of the transpose from row r0, columns c0..c1 of the base.
+  auto transpose = [&](const std::vector<T>& b, int64_t r0, int64_t c0, int64_t c1) {
+    std::vector<T> out;
+    for (int64_t c = c0; c < c1; ++c)
+      for (int64_t r = r0; r < rows; ++r) out.push_back(at(b, r, c));
+    return out;
+  };
+  Tensor t = Make(base, {rows, cols});
+  Tensor c = t.T().Contiguous();
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_EQ(Values<T>(c), transpose(base, 0, 0, cols));
+  EXPECT_EQ(Values<T>(t.Slice(1, 2, cols - 1).T().Contiguous()), transpose(base, 0, 2, cols - 1));
+  EXPECT_EQ(Values<T>(t.Slice(0, 3, rows).T().Contiguous()), transpose(base, 3, 0, cols));
+  // CopyInto a transposed view: base(r, c) = w[c * rows + r]; a sliced one
+  // writes its own elements only.
+  Tensor u = Make(base, {rows, cols});
+  ASSERT_TRUE(ops::CopyInto(u.T(), Make(w, {cols, rows})).ok());
+  std::vector<T> want(base.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < cols; ++col)
+      want[static_cast<size_t>(r * cols + col)] = w[static_cast<size_t>(col * rows + r)];
+  EXPECT_EQ(Values<T>(u), want);
+  Tensor s = Make(base, {rows, cols});
+  const int64_t sc = cols - 3;  // columns 2 .. cols-1
+  std::vector<T> ws(w.begin(), w.begin() + sc * rows);
+  ASSERT_TRUE(ops::CopyInto(s.Slice(1, 2, cols - 1).T(), Make(ws, {sc, rows})).ok());
+  want = base;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t col = 2; col < cols - 1; ++col)
+      want[static_cast<size_t>(r * cols + col)] = ws[static_cast<size_t>((col - 2) * rows + r)];
+  EXPECT_EQ(Values<T>(s), want);
+}
+
+TEST(Views, TransposedCopiesMatchTheHostTranspose) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 270},
+                            {8, 8},
+                            {17, 9},
+                            {5, 40},
+                            {257, 33},
+                            {64, 520},
+                            {3, 4}}) {
+    CheckTransposedCopies<float>(rows, cols);
+    CheckTransposedCopies<int32_t>(rows, cols);
+    CheckTransposedCopies<double>(rows, cols);
+  }
+}
+
 // The transposed-operand tiles against the same op on a compact copy of the
 // view (the same elementwise function, so the same bits): sizes that are not
 // multiples of the 8 x 8 blocks, the 16-row steps or the 256-column panels,

@@ -300,6 +300,29 @@ void BM_TorchUnaryView(benchmark::State& state) {
 }
 BENCHMARK(BM_TorchUnaryView)->ArgsProduct({{0, 1}, {0, 1, 2}, {2048, 512}})->UseRealTime();
 
+// --- A transposing copy alone: the floor under an op on a T() view ---------
+// x.T().Contiguous() (the StridedCopy kernel) and libtorch's
+// x.t().contiguous(): an op on x.T() with a compact output reads the same
+// bytes in the same order and writes as many, so it costs at least this.
+// range(0): n, the side of x [n, n].
+
+void BM_EvmTransposeCopy(benchmark::State& state) {
+  Tensor x;
+  at::Tensor tx;
+  const Pair keep = ViewPair(1, state.range(0), &x, &tx);
+  ExpectSame(state, x.Contiguous(), tx.contiguous(), 0);
+  TimeEvm(state, [&] { return x.Contiguous(); });
+}
+BENCHMARK(BM_EvmTransposeCopy)->Arg(2048)->Arg(512)->UseRealTime();
+
+void BM_TorchTransposeCopy(benchmark::State& state) {
+  Tensor x;
+  at::Tensor tx;
+  const Pair keep = ViewPair(1, state.range(0), &x, &tx);
+  TimeTorch(state, [&] { return tx.contiguous(); });
+}
+BENCHMARK(BM_TorchTransposeCopy)->Arg(2048)->Arg(512)->UseRealTime();
+
 }  // namespace
 }  // namespace eagervm::bench
 
@@ -376,6 +399,12 @@ int main(int argc, char** argv) {
            "BM_EvmUnaryView/1/0/2048", "<= 1.3x"},
           {"  libtorch exp: x.t() / x, [2048,2048]", "BM_TorchUnaryView/1/1/2048",
            "BM_TorchUnaryView/1/0/2048", ""},
+          {"  x.T().Contiguous() alone / Relu(x), [2048,2048]", "BM_EvmTransposeCopy/2048",
+           "BM_EvmUnaryView/0/0/2048", ""},
+          {"  libtorch x.t().contiguous() / x.relu(), [2048,2048]", "BM_TorchTransposeCopy/2048",
+           "BM_TorchUnaryView/0/0/2048", ""},
+          {"  libtorch x.t().contiguous() / a + b, [2048,2048]", "BM_TorchTransposeCopy/2048",
+           "BM_TorchAddView/0/2048", ""},
           {"Relu(x.T()) / Relu(x), [512,512]", "BM_EvmUnaryView/0/1/512", "BM_EvmUnaryView/0/0/512",
            "<= 1.3x"},
           {"Relu(column Slice) / Relu(x), [512,512]", "BM_EvmUnaryView/0/2/512",
@@ -388,5 +417,11 @@ int main(int argc, char** argv) {
            "BM_EvmUnaryView/1/0/512", "<= 1.3x"},
           {"  libtorch exp: x.t() / x, [512,512]", "BM_TorchUnaryView/1/1/512",
            "BM_TorchUnaryView/1/0/512", ""},
+          {"  x.T().Contiguous() alone / Relu(x), [512,512]", "BM_EvmTransposeCopy/512",
+           "BM_EvmUnaryView/0/0/512", ""},
+          {"  libtorch x.t().contiguous() / x.relu(), [512,512]", "BM_TorchTransposeCopy/512",
+           "BM_TorchUnaryView/0/0/512", ""},
+          {"  libtorch x.t().contiguous() / a + b, [512,512]", "BM_TorchTransposeCopy/512",
+           "BM_TorchAddView/0/512", ""},
       });
 }

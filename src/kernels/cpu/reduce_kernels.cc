@@ -188,9 +188,14 @@ struct Reduce {
     static absl::Status Run(KernelContext& ctx) {
       const T* x = ctx.input<T>(0);
       T* out = ctx.output<T>(0);
-      const Extent e = ExtentOf(ctx.input_meta(0).shape, ctx.scalar(0).to<int64_t>());
+      const Shape& shape = ctx.input_meta(0).shape;
+      const int64_t axis = ctx.scalar(0).to<int64_t>();
+      const Extent e = ExtentOf(shape, axis);
       if (e.outer == 0 || e.inner == 0) return absl::OkStatus();  // empty output
-      if (e.inner == 1) {
+      // Rows with several accumulators only along the last axis (or over
+      // everything): along another one, even with the dims after it all of
+      // extent 1 ([n, 1] summed over n), the columns are added in order.
+      if (e.inner == 1 && (axis < 0 || axis == shape.rank() - 1)) {
         for (int64_t o = 0; o < e.outer; ++o) {
           out[o] = R::template Finish<T>(ReduceRow<R, A>(x + o * e.n, e.n), e.n);
         }

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/strided.h"
+#include "kernels/cpu/strided_rows.h"
 #include "ops/strided.h"
 
 namespace eagervm::kernels {
@@ -56,6 +57,7 @@ struct StridedCopy {  // out = the view of input 0 (its byte span) given by attr
     const StridedPlan<2> plan = MakeStridedPlan<2>(shape, s);
     T* out = static_cast<T*>(ctx.raw_output(0));
     const T* in = static_cast<const T*>(ctx.raw_input(0));
+    if (TransposedCopy<T>(plan, out, in)) return absl::OkStatus();
     ForEachStridedRow(plan, [&](const int64_t* off, int64_t n, const int64_t* step) {
       T* o = out + off[0];
       const T* x = in + off[1];
@@ -81,6 +83,7 @@ struct StridedCopyInto {  // the view of input 0 (its byte span) = input 1 (comp
     const StridedPlan<2> plan = MakeStridedPlan<2>(shape, s);
     T* dst = static_cast<T*>(ctx.raw_mutable_input(0));
     const T* src = static_cast<const T*>(ctx.raw_input(1));
+    if (TransposedCopy<T>(SwapDims(plan), dst, src)) return absl::OkStatus();
     ForEachStridedRow(plan, [&](const int64_t* off, int64_t n, const int64_t* step) {
       T* d = dst + off[0];
       const T* x = src + off[1];
