@@ -76,6 +76,8 @@ TEST_F(OpErrorsTest, Binary) {
        "Add: cannot broadcast [2,3] with [4]"},
       {"inplace broadcast", [&] { return ops::AddInplace(f3, f23); }, kInvalid,
        "AddInplace: cannot broadcast other [2,3] into self [3]"},
+      {"inplace not broadcastable", [&] { return ops::AddInplace(f23, f4); }, kInvalid,
+       "AddInplace: cannot broadcast other [4] into self [2,3]"},
       {"inplace dtype", [&] { return ops::AddInplace(f3, i3); }, kInvalid,
        "AddInplace: dtype mismatch"},
   });

@@ -649,6 +649,19 @@ TEST(Views, ErrorsNameTheOpAndShapes) {
   expect_error(t.Expand({4, 12}), {"Expand", "[4,6]", "[4,12]"});
   expect_error(t.Expand({6}), {"Expand", "[4,6]", "[6]"});
   expect_error(t.T().Reshape({24}), {"Reshape", "Contiguous"});
+  // Shapes as the caller holds them: a transposed view's, not its base's.
+  expect_error(ops::MatMul(t.T(), t.T()), {"MatMul", "a [6,4] @ b [6,4]", "4 != 6"});
+  expect_error(ops::MatMul(t.T(), t.T().Slice(1, 0, 3), false, true),
+               {"MatMul", "a [6,4] @ b [6,3].T", "4 != 3"});
+  Tensor t3 = Make(Seq(24), {2, 3, 4});
+  expect_error(ops::BatchMatMul(t3.Permute({0, 2, 1}), t3.Permute({0, 2, 1})),
+               {"BatchMatMul", "a [2,4,3] @ b [2,4,3]"});
+  {
+    const absl::Status in = ops::AddInplace(t.T(), t);
+    EXPECT_NE(in.message().find("AddInplace: cannot broadcast other [4,6] into self [6,4]"),
+              std::string::npos)
+        << in;
+  }
   // An Expand view cannot be written: rejected on the calling thread, naming the op.
   Tensor e = Make(Seq(6), {1, 6}).Expand({3, 6});
   absl::Status s = ops::AddInplace(e, Make(Seq(18), {3, 6}));

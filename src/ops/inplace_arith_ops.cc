@@ -10,31 +10,14 @@
 #include "ops/submit_op.h"
 
 namespace eagervm::ops {
-namespace {
-
-// `other` must broadcast into self's shape (self never grows).
-absl::Status CheckInto(const Tensor& self, const Tensor& other, const char* op) {
-  EAGERVM_RETURN_IF_ERROR(internal::CheckSameDeviceAndDType(self, other, op));
-  EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, op));
-  absl::StatusOr<Shape> shape = internal::BroadcastShapes(self.shape(), other.shape(), op);
-  if (!shape.ok()) return shape.status();
-  if (*shape != self.shape()) {
-    return absl::InvalidArgumentError(base::Cat(op, ": cannot broadcast other ", other.shape(),
-                                                " into self ", self.shape(),
-                                                " (the result would be ", *shape, ")"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::Status SubInplace(const Tensor& self, const Tensor& other) {
-  EAGERVM_RETURN_IF_ERROR(CheckInto(self, other, "SubInplace"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckBroadcastsInto(self, other, "SubInplace"));
   return internal::SubmitOp(EAGERVM_BUILTIN_OP(kSubInplace), self.dtype(), {&self, &other}, {});
 }
 
 absl::Status Axpy(const Tensor& self, Scalar alpha, const Tensor& x) {
-  EAGERVM_RETURN_IF_ERROR(CheckInto(self, x, "Axpy"));
+  EAGERVM_RETURN_IF_ERROR(internal::CheckBroadcastsInto(self, x, "Axpy"));
   EAGERVM_RETURN_IF_ERROR(internal::CheckScalarFits(alpha, self.dtype(), "Axpy"));
   return internal::SubmitOp(EAGERVM_BUILTIN_OP(kAxpy), self.dtype(), {&self, &x}, {}, {alpha});
 }

@@ -26,17 +26,7 @@ absl::Status AddInplace(const Tensor& self, const Tensor& other) {
     return internal::SubmitOp(EAGERVM_BUILTIN_OP(kAddInplace), internal::ImplOf(self)->meta.dtype,
                               {&self, &other}, {});
   }
-  EAGERVM_RETURN_IF_ERROR(internal::CheckSameDeviceAndDType(self, other, "AddInplace"));
-  EAGERVM_RETURN_IF_ERROR(internal::CheckNumeric(self, "AddInplace"));
-  // `other` broadcasts to self's shape; self itself never grows.
-  absl::StatusOr<Shape> shape =
-      internal::BroadcastShapes(self.shape(), other.shape(), "AddInplace");
-  if (!shape.ok()) return shape.status();
-  if (*shape != self.shape()) {
-    return absl::InvalidArgumentError(base::Cat("AddInplace: cannot broadcast other ",
-                                                other.shape(), " into self ", self.shape(),
-                                                " (the result would be ", *shape, ")"));
-  }
+  EAGERVM_RETURN_IF_ERROR(internal::CheckBroadcastsInto(self, other, "AddInplace"));
   return internal::SubmitOp(EAGERVM_BUILTIN_OP(kAddInplace), self.dtype(), {&self, &other}, {});
 }
 

@@ -13,8 +13,10 @@
 namespace eagervm::ops {
 
 Tensor MatMul(const Tensor& a, const Tensor& b) {
-  if (a.ok() && b.ok() && (!a.is_contiguous() || !b.is_contiguous())) [[unlikely]] {
-    // A transposed view goes to BLAS as a transpose flag, not a copy.
+  if (a.ok() && b.ok() && (!a.is_contiguous() || !b.is_contiguous()) && a.dim() == 2 &&
+      b.dim() == 2 && a.size(1) == b.size(0)) [[unlikely]] {
+    // A transposed view goes to BLAS as a transpose flag, not a copy (a
+    // mismatch stays a view, so its error names the caller's shapes).
     bool ta = false, tb = false;
     Tensor ua = internal::Untransposed(a, &ta), ub = internal::Untransposed(b, &tb);
     if (ta || tb) return MatMul(ua, ub, ta, tb);

@@ -22,10 +22,20 @@ bool Untranspose(const Tensor& a, const Tensor& b, bool* ta, bool* tb, Tensor* u
   *ub = internal::Untransposed(b, tb);
   return *ta != ta0 || *tb != tb0;
 }
+// Whether op(a) @ op(b) of rank-`rank` operands has matching inner dims as
+// the caller gave them: a view whose shapes are wrong stays a view, so the
+// error names the shapes the caller holds, not those of its base.
+bool InnerDimsMatch(const Tensor& a, const Tensor& b, bool ta, bool tb, int rank) {
+  if (a.dim() != rank || b.dim() != rank) return false;
+  const int64_t k = ta ? a.size(rank - 2) : a.size(rank - 1);
+  const int64_t kb = tb ? b.size(rank - 1) : b.size(rank - 2);
+  return k == kb;
+}
 }  // namespace
 
 Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
-  if (Tensor ua, ub; Untranspose(a, b, &transpose_a, &transpose_b, &ua, &ub)) [[unlikely]]
+  if (Tensor ua, ub; InnerDimsMatch(a, b, transpose_a, transpose_b, 2) &&
+                     Untranspose(a, b, &transpose_a, &transpose_b, &ua, &ub)) [[unlikely]]
     return MatMul(ua, ub, transpose_a, transpose_b);
   if (!transpose_a && !transpose_b) return MatMul(a, b);
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, "MatMul");
@@ -56,7 +66,7 @@ Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
 }
 
 Tensor BatchMatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
-  if (Tensor ua, ub; a.dim() == 3 && b.dim() == 3 &&
+  if (Tensor ua, ub; InnerDimsMatch(a, b, transpose_a, transpose_b, 3) &&
                      Untranspose(a, b, &transpose_a, &transpose_b, &ua, &ub)) [[unlikely]]
     return BatchMatMul(ua, ub, transpose_a, transpose_b);
   absl::Status s = internal::CheckSameDeviceAndDType(a, b, "BatchMatMul");

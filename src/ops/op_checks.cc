@@ -68,4 +68,17 @@ absl::StatusOr<Shape> CheckBroadcastOperands(const Tensor& a, const Tensor& b, s
   return BroadcastShapes(a.shape(), b.shape(), op);
 }
 
+absl::Status CheckBroadcastsInto(const Tensor& self, const Tensor& other, std::string_view op) {
+  absl::Status s = CheckSameDeviceAndDType(self, other, op);
+  if (s.ok()) s = CheckNumeric(self, op);
+  if (!s.ok()) return s;
+  absl::StatusOr<Shape> shape = BroadcastShapes(self.shape(), other.shape(), op);
+  if (shape.ok() && *shape == self.shape()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      shape.ok()
+          ? base::Cat(op, ": cannot broadcast other ", other.shape(), " into self ", self.shape(),
+                      " (the result would be ", *shape, ")")
+          : base::Cat(op, ": cannot broadcast other ", other.shape(), " into self ", self.shape()));
+}
+
 }  // namespace eagervm::internal

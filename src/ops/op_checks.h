@@ -25,6 +25,10 @@ absl::Status CheckFloating(const Tensor& t, std::string_view op);
 // then CheckNumeric of `a` when `numeric`; their numpy broadcast shape.
 absl::StatusOr<Shape> CheckBroadcastOperands(const Tensor& a, const Tensor& b, std::string_view op,
                                              bool numeric);
+// The operands of an in-place op: CheckSameDeviceAndDType, CheckNumeric of
+// self, and `other` broadcasts into self's shape (self never grows), else
+// "op: cannot broadcast other [5,3] into self [3,5]".
+absl::Status CheckBroadcastsInto(const Tensor& self, const Tensor& other, std::string_view op);
 
 // The common case of an op on two tensors, in a few loads and no call: both
 // defined, ok (not error tensors, made in this process) and of one device,
